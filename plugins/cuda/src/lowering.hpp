@@ -1,0 +1,68 @@
+// The contract between the PTX emitter (codegen) and the CUDA runtime side of the plugin.
+//
+// lower() turns a validated Program into one PTX module for one target. The runtime loads the
+// module once per (fingerprint, target, codegen config), then launches its entries. Kernel
+// parameters, in this order, for every entry:
+//   1. one .u64 device pointer per non-workgroup buffer, in declaration order;
+//   2. one .u32 element count per non-workgroup buffer, in declaration order (BufLen);
+//   3. .u32 N, the dispatch element count (SPEC §3);
+//   4. .u32 tail_guard: 1 when invocations with InvocationId.x >= N must do nothing, else 0;
+//   5. cooperative entries only: .u64 pointer to `grid_barrier_bytes` of zeroed device memory,
+//      private to this launch (no module-level state, so launches never serialize on it).
+// `KernelEntry::params` lists the same layout explicitly (it is also written into AOT manifests).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vyre/ir.hpp"
+
+namespace vyre::cuda {
+
+struct Target {
+  std::uint32_t sm = 90;  // compute capability major * 10 + minor: 90 is sm_90
+
+  std::string name() const;           // "sm_90"
+  std::string ptx_isa_version() const;  // the lowest PTX ISA that supports the target, e.g. "7.8"
+};
+
+// "sm_90" or "90" -> Target{90}; throws vyre::Error (VYRE_ERR_INVALID_ARGUMENT) otherwise.
+Target parse_target(std::string_view text);
+
+enum class ParamKind : std::uint8_t { BufferPointer, ElementCount, DispatchN, TailGuard, GridBarrier };
+
+struct KernelParam {
+  ParamKind kind = ParamKind::BufferPointer;
+  std::uint32_t buffer = 0;  // BufferPointer/ElementCount: index into Program::buffers
+  std::uint32_t bytes = 8;   // 8 for pointers, 4 for u32 values
+};
+
+struct KernelEntry {
+  std::string name;                  // the .entry name
+  std::vector<KernelParam> params;   // see the layout above
+  std::uint64_t shared_bytes = 0;    // static shared memory (workgroup buffers + scratch)
+  bool cooperative = false;          // launch with cuLaunchCooperativeKernel (has a grid barrier)
+};
+
+struct LoweredProgram {
+  std::string target;  // "sm_90"
+  std::string ptx;     // one module holding every entry below
+  // The whole program in one entry. For a grid_sync program it is cooperative and uses a grid
+  // barrier; the runtime uses it when the grid fits co-resident on the device.
+  KernelEntry whole;
+  // grid_sync programs only: one entry per phase (the statements between top-level grid_syncs),
+  // launched in order on one stream when the grid cannot be co-resident. Empty otherwise.
+  std::vector<KernelEntry> phases;
+  std::uint32_t grid_barrier_bytes = 0;  // state the cooperative entry needs (0 if none)
+};
+
+// Lower a validated program for `target`. Throws vyre::Error: VYRE_ERR_UNSUPPORTED if the program
+// uses an op the emitter does not lower (the plugin declares only ops it lowers).
+LoweredProgram lower(const Program& program, const Target& target);
+
+// The op ids lower() handles for `target` (what the plugin declares at registration).
+std::vector<std::string> lowered_ops(const Target& target);
+
+}  // namespace vyre::cuda

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install the Debian packages vyre needs, only when something is missing (one apt-get update).
+# Idempotent; needs root (or sudo) only when it has something to install.
+set -euo pipefail
+
+need=()
+have_header() { [ -e "/usr/include/$1" ] || [ -e "/usr/local/include/$1" ]; }
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+
+have_cmd cmake || need+=(cmake)
+have_cmd g++ || need+=(g++)
+have_cmd make || need+=(make)
+have_cmd git || need+=(git)
+have_header boost/dll.hpp && have_header boost/json/src.hpp || need+=(libboost1.81-dev)
+have_header fmt/core.h || need+=(libfmt-dev)
+have_header doctest/doctest.h || need+=(doctest-dev)
+have_header openssl/sha.h || need+=(libssl-dev)
+
+if [ ${#need[@]} -eq 0 ]; then
+  echo "deps: everything is installed"
+  exit 0
+fi
+
+echo "deps: installing ${need[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if have_cmd sudo; then sudo_cmd=(sudo); else
+    echo "deps: missing ${need[*]} and not root. Fix: run as root or install them with apt-get." >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${need[@]}"

@@ -1,0 +1,35 @@
+// vyre::Error: the one exception type of the C++ side. It carries a stable numeric code (the
+// VYRE_ERR_* codes of backend_abi.h) and a message that ends with an actionable "Fix: ..." sentence.
+// Plugins catch it (and everything else) at the C ABI and turn it into a vyre_error.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "vyre/backend_abi.h"
+
+namespace vyre {
+
+class Error : public std::runtime_error {
+ public:
+  // `message` should already end with "Fix: ...". Prefer `Error::make` to compose one.
+  Error(vyre_status code, const std::string& message) : std::runtime_error(message), code_(code) {}
+
+  // "<problem>. Fix: <fix>" with the punctuation handled once, here.
+  static Error make(vyre_status code, std::string_view problem, std::string_view fix);
+
+  vyre_status code() const noexcept { return code_; }
+
+ private:
+  vyre_status code_;
+};
+
+// Throw Error::make(code, problem, fix).
+[[noreturn]] void fail(vyre_status code, std::string_view problem, std::string_view fix);
+
+// "invalid_argument", "out_of_memory", ... (stable names for logs and the CLI).
+std::string_view status_name(vyre_status code);
+
+}  // namespace vyre

@@ -1,0 +1,273 @@
+// The plugin kit: implement a backend plugin by writing one C++ class.
+//
+// The kit owns the C function table of backend_abi.h and everything that is the same for every
+// backend: struct_size handling, exception-to-vyre_error conversion (no exception crosses the
+// ABI), handle tables (a foreign, NULL or released handle is VYRE_ERR_INVALID_HANDLE, never a
+// dereference), wire decoding and validation at compile time, the op-coverage check, and every
+// dispatch input check that does not depend on the device (counts, byte lengths, output
+// capacities, geometry). A backend sees only checked, typed views.
+//
+// A plugin's whole C surface is then:
+//
+//   extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_info* host,
+//                                                                    vyre_backend_info* info) {
+//     return vyre::kit::register_backend(my_plugin_spec(), host, info);
+//   }
+//
+// Link the kit (target vyre::plugin_kit) into the plugin and build with hidden visibility.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vyre/backend_abi.h"
+#include "vyre/error.hpp"
+#include "vyre/geometry.hpp"
+#include "vyre/ir.hpp"
+
+namespace vyre::kit {
+
+using Bytes = std::span<const std::byte>;
+using MutableBytes = std::span<std::byte>;
+
+// ---- objects a backend creates -------------------------------------------------------------------
+
+// A validated program. Backends derive from it to hold their compiled form.
+class CompiledProgram {
+ public:
+  CompiledProgram(Program program, std::string fingerprint);
+  virtual ~CompiledProgram() = default;
+  CompiledProgram(const CompiledProgram&) = delete;
+  CompiledProgram& operator=(const CompiledProgram&) = delete;
+
+  const Program& program() const { return program_; }
+  const std::string& fingerprint() const { return fingerprint_; }  // hex SHA-256 of wire bytes
+  const std::vector<std::size_t>& input_buffers() const { return inputs_; }    // buffer indices
+  const std::vector<std::size_t>& output_buffers() const { return outputs_; }  // buffer indices
+  bool full_workgroups() const { return full_workgroups_; }
+  bool grid_sync() const { return grid_sync_; }
+
+ private:
+  Program program_;
+  std::string fingerprint_;
+  std::vector<std::size_t> inputs_;
+  std::vector<std::size_t> outputs_;
+  bool full_workgroups_ = false;
+  bool grid_sync_ = false;
+};
+
+// A resident buffer. Backends derive from it to hold the device allocation.
+class ResidentBuffer {
+ public:
+  explicit ResidentBuffer(std::uint64_t byte_len) : byte_len_(byte_len) {}
+  virtual ~ResidentBuffer() = default;
+  ResidentBuffer(const ResidentBuffer&) = delete;
+  ResidentBuffer& operator=(const ResidentBuffer&) = delete;
+
+  std::uint64_t byte_len() const { return byte_len_; }
+  // Dispatches in flight that use this buffer; the kit refuses resident_free while > 0
+  // (VYRE_ERR_BUSY). Backends increment it when they enqueue work and decrement on completion.
+  std::atomic<std::uint32_t> in_flight{0};
+
+ private:
+  std::uint64_t byte_len_;
+};
+
+// An asynchronous dispatch. Methods throw vyre::Error when the work failed.
+class Pending {
+ public:
+  virtual ~Pending() = default;  // must wait for the work (output memory is borrowed)
+  virtual bool poll() = 0;                         // true once finished
+  virtual bool wait(std::uint64_t timeout_ns) = 0;  // true once finished; false on timeout
+};
+
+// A pending dispatch that already finished (synchronous backends), holding its outcome.
+class CompletedPending final : public Pending {
+ public:
+  CompletedPending() = default;
+  explicit CompletedPending(Error failure) : failure_(std::move(failure)) {}
+  bool poll() override;
+  bool wait(std::uint64_t timeout_ns) override;
+
+ private:
+  std::optional<Error> failure_;
+};
+
+struct Timing {
+  std::uint64_t wall_ns = 0;
+  std::uint64_t device_ns = 0;
+  std::uint64_t enqueue_ns = 0;
+  std::uint64_t wait_ns = 0;
+  bool has_device_ns = false;
+};
+
+struct Metric {
+  const char* name;  // static storage
+  std::uint64_t value;
+};
+
+// ---- checked views the kit hands to a backend ----------------------------------------------------
+
+// Where one host output goes: copy bytes [buffer_offset, buffer_offset + dst.size()) of the
+// buffer (its output_byte_range, or all of it) into dst. dst.size() is exact, never a capacity.
+struct OutputTarget {
+  MutableBytes dst;
+  std::uint64_t buffer_offset = 0;
+};
+
+// A host dispatch after every device-independent check: counts and byte lengths match the
+// program, output capacities suffice, the geometry is resolved.
+struct HostDispatch {
+  std::shared_ptr<const CompiledProgram> program;
+  DispatchConfig config;
+  LaunchGeometry geometry;
+  std::vector<std::uint64_t> buffer_elements;  // per declared buffer (workgroup: its count)
+  std::vector<Bytes> inputs;                   // per host input, declaration order
+  std::vector<OutputTarget> outputs;           // per host output, declaration order
+};
+
+// One non-workgroup buffer of a resident dispatch, by declaration order. Exactly one of
+// `resident` and `host` is set; `host` only for read/uniform buffers.
+struct Binding {
+  std::shared_ptr<ResidentBuffer> resident;
+  Bytes host;
+  std::uint64_t elements = 0;  // element count bound
+};
+
+struct ResidentDispatch {
+  std::shared_ptr<const CompiledProgram> program;
+  DispatchConfig config;
+  LaunchGeometry geometry;
+  std::vector<std::uint64_t> buffer_elements;  // per declared buffer
+  std::vector<Binding> bindings;               // per declared buffer; empty for workgroup buffers
+};
+
+struct ResidentWrite {
+  std::shared_ptr<ResidentBuffer> dst;
+  std::uint64_t offset = 0;
+  Bytes data;  // offset + size checked against dst
+};
+
+struct ResidentRead {
+  std::shared_ptr<ResidentBuffer> src;
+  std::uint64_t offset = 0;
+  MutableBytes data;  // offset + size checked against src
+};
+
+struct Sequence {
+  std::vector<ResidentDispatch> prefix;
+  std::vector<ResidentDispatch> repeated;
+  std::uint64_t repeat_count = 0;
+  std::vector<ResidentRead> reads;
+};
+
+// A program + config compiled for repeated host dispatch. The kit's default implementation
+// dispatches through Backend::dispatch and keeps the optional output cache; backends may derive.
+class Pipeline {
+ public:
+  Pipeline(std::shared_ptr<const CompiledProgram> program, DispatchConfig config, std::uint32_t flags)
+      : program_(std::move(program)), config_(std::move(config)), flags_(flags) {}
+  virtual ~Pipeline() = default;
+  const std::shared_ptr<const CompiledProgram>& program() const { return program_; }
+  const DispatchConfig& config() const { return config_; }
+  std::uint32_t flags() const { return flags_; }
+
+ private:
+  std::shared_ptr<const CompiledProgram> program_;
+  DispatchConfig config_;
+  std::uint32_t flags_;
+};
+
+struct CreateOptions {
+  std::optional<int> device_ordinal;  // unset: the backend's default
+  bool reverse_workgroups = false;
+  std::uint32_t worker_threads = 0;   // 0: the backend's default
+  std::uint64_t memory_budget_bytes = 0;
+};
+
+struct AotRequest {
+  Program program;
+  std::string fingerprint;
+  std::optional<std::string> target;  // "sm_90"
+  DispatchConfig config;
+  Bytes weights;
+};
+
+struct AotFile {
+  std::string name;  // relative, '/'-separated
+  std::vector<std::uint8_t> data;
+};
+
+// ---- the backend interface -----------------------------------------------------------------------
+
+// One backend instance. Every method may be called from many threads at once. Methods report
+// failure by throwing vyre::Error; the kit catches everything else too and reports it as
+// VYRE_ERR_INTERNAL. Defaults throw VYRE_ERR_UNSUPPORTED unless noted.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Fill every field of a full-size profile; the kit copies what the caller's struct_size covers.
+  virtual void device_profile(vyre_device_profile& out) = 0;
+
+  // Compile a validated program whose ops the backend declares.
+  virtual std::shared_ptr<CompiledProgram> compile(Program program, std::string fingerprint) = 0;
+
+  virtual void dispatch(const HostDispatch& dispatch) = 0;
+  // Default: dispatch synchronously and return a CompletedPending.
+  virtual std::unique_ptr<Pending> dispatch_async(const HostDispatch& dispatch);
+  // Default: dispatch with a host clock around it (no device time).
+  virtual Timing dispatch_timed(const HostDispatch& dispatch);
+
+  virtual std::shared_ptr<ResidentBuffer> resident_alloc(std::uint64_t byte_len);
+  // Called only when no dispatch using the buffer is in flight; the kit drops its handle after.
+  virtual void resident_free(ResidentBuffer& buffer);
+  virtual void resident_upload(std::span<const ResidentWrite> writes);
+  virtual void resident_download(std::span<const ResidentRead> reads);
+  // Returns nullptr when `wait` is true (the work is done when it returns).
+  virtual std::unique_ptr<Pending> dispatch_resident(const ResidentDispatch& dispatch, bool wait);
+  virtual Timing dispatch_resident_timed(const ResidentDispatch& dispatch);
+  virtual void sequence_run(const Sequence& sequence);
+
+  // Default: a plain Pipeline run through dispatch(); the kit applies VYRE_PIPELINE_CACHE_OUTPUTS.
+  virtual std::shared_ptr<Pipeline> pipeline_create(std::shared_ptr<const CompiledProgram> program,
+                                                    const DispatchConfig& config,
+                                                    std::uint32_t flags);
+  // Called for pipelines this backend created; the default calls dispatch().
+  virtual void pipeline_dispatch(Pipeline& pipeline, const HostDispatch& dispatch);
+
+  // Default: no counters.
+  virtual std::vector<Metric> metrics();
+  virtual void metrics_reset();
+};
+
+// ---- registration ---------------------------------------------------------------------------------
+
+struct PluginSpec {
+  std::string id;
+  std::string version;
+  std::uint32_t rank = 100;
+  std::uint64_t capabilities = 0;
+  std::vector<std::string> op_ids;
+  // Create an instance; throws vyre::Error (VYRE_ERR_NO_DEVICE where it cannot run here).
+  std::function<std::unique_ptr<Backend>(const CreateOptions&)> create;
+  // Optional: emit an AOT bundle. `instance` is null when called without one.
+  std::function<std::vector<AotFile>(Backend* instance, const AotRequest&)> aot_emit;
+};
+
+// Fill `info` from `spec` (which must outlive the library) and install the kit's function table.
+// Catches everything; never throws.
+vyre_status register_backend(const PluginSpec& spec, const vyre_host_info* host,
+                             vyre_backend_info* info) noexcept;
+
+// Log through the host's callback (no-op when the host gave none).
+void log(int level, const std::string& message) noexcept;
+
+}  // namespace vyre::kit
