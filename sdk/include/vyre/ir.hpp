@@ -109,6 +109,10 @@ enum class ExprKind : std::uint8_t {
 };
 inline constexpr int kExprKindCount = 20;
 
+// "lit", "var", "load", "buf_len", "invocation_id", ..., "ballot", "shuffle", "reduce" (for
+// messages; the JSON form uses these as discriminating keys, see docs/JSON.md).
+std::string_view expr_kind_name(ExprKind kind);
+
 struct Expr {
   ExprKind kind = ExprKind::Lit;
   Type type = Type::U32;      // Lit: its type; Cast/Bitcast: the target type; else unused
@@ -137,6 +141,10 @@ enum class NodeKind : std::uint8_t {
   Barrier,  // barrier
 };
 inline constexpr int kNodeKindCount = 8;
+
+// "let", "assign", "store", "if", "loop", "return", "block", "barrier" (the JSON keys).
+std::string_view node_kind_name(NodeKind kind);
+std::optional<NodeKind> parse_node_kind(std::string_view name);
 
 struct Node {
   NodeKind kind = NodeKind::Block;

@@ -46,6 +46,7 @@ enum class Builtin : std::uint8_t {
   InvocationId, LocalId, WorkgroupId, NumWorkgroups, SubgroupLane, SubgroupSize, BufLen
 };
 std::string_view builtin_name(Builtin b);
+std::optional<Builtin> parse_builtin(std::string_view name);
 
 struct OpInfo {
   std::string id;                 // e.g. "bin.add.u32"

@@ -1,0 +1,57 @@
+// vyre::Error composition and the stable names of status codes.
+#include "vyre/error.hpp"
+
+#include <string>
+
+namespace vyre {
+
+namespace {
+
+// Drop trailing whitespace and one trailing '.' so that "<problem>. Fix: <fix>." reads right
+// whether or not the caller punctuated.
+std::string_view trim_sentence(std::string_view text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t'))
+    text.remove_suffix(1);
+  if (!text.empty() && text.back() == '.') text.remove_suffix(1);
+  return text;
+}
+
+}  // namespace
+
+Error Error::make(vyre_status code, std::string_view problem, std::string_view fix) {
+  std::string message(trim_sentence(problem));
+  message += ". Fix: ";
+  std::string_view fix_text = trim_sentence(fix);
+  message += fix_text.empty() ? std::string_view("see the documentation") : fix_text;
+  message += '.';
+  return Error(code, message);
+}
+
+void fail(vyre_status code, std::string_view problem, std::string_view fix) {
+  throw Error::make(code, problem, fix);
+}
+
+std::string_view status_name(vyre_status code) {
+  switch (code) {
+    case VYRE_OK: return "ok";
+    case VYRE_ERR_INVALID_ARGUMENT: return "invalid_argument";
+    case VYRE_ERR_INVALID_PROGRAM: return "invalid_program";
+    case VYRE_ERR_DECODE: return "decode";
+    case VYRE_ERR_UNSUPPORTED: return "unsupported";
+    case VYRE_ERR_INVALID_HANDLE: return "invalid_handle";
+    case VYRE_ERR_OUT_OF_MEMORY: return "out_of_memory";
+    case VYRE_ERR_NO_DEVICE: return "no_device";
+    case VYRE_ERR_DEVICE: return "device";
+    case VYRE_ERR_LIMIT: return "limit";
+    case VYRE_ERR_BUSY: return "busy";
+    case VYRE_ERR_EXECUTION: return "execution";
+    case VYRE_ERR_ABI: return "abi";
+    case VYRE_ERR_IO: return "io";
+    case VYRE_ERR_NOT_FOUND: return "not_found";
+    case VYRE_ERR_TIMEOUT: return "timeout";
+    case VYRE_ERR_INTERNAL: return "internal";
+    default: return "unknown";
+  }
+}
+
+}  // namespace vyre
