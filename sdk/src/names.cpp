@@ -107,3 +107,77 @@ std::optional<Builtin> parse_builtin(std::string_view name) {
 }
 
 }  // namespace vyre
+
+// ---- the names of child expressions and bodies (JSON keys, validator paths) ------------------------
+
+namespace vyre {
+
+namespace {
+
+std::string indexed(std::string_view base, std::size_t i) {
+  std::string s(base);
+  s += '[';
+  s += std::to_string(i);
+  s += ']';
+  return s;
+}
+
+std::string_view operand_key(ExprKind kind, AtomicOp atomic_op, std::size_t i, std::size_t arity) {
+  switch (kind) {
+    case ExprKind::Load: return i == 0 && arity == 1 ? "index" : "";
+    case ExprKind::Bin: return arity == 2 ? (i == 0 ? "a" : "b") : "";
+    case ExprKind::Un: return arity == 1 ? "a" : "";
+    case ExprKind::Select:
+      if (arity != 3) return "";
+      return i == 0 ? "select" : (i == 1 ? "a" : "b");
+    case ExprKind::Cast:
+    case ExprKind::Bitcast:
+    case ExprKind::SubgroupReduce: return arity == 1 ? "value" : "";
+    case ExprKind::Atomic: {
+      std::size_t expected = atomic_op == AtomicOp::CompareExchange ? 3 : 2;
+      if (arity != expected) return "";
+      return i == 0 ? "index" : (i == 1 ? "value" : "expected");
+    }
+    case ExprKind::SubgroupBallot: return arity == 1 ? "ballot" : "";
+    case ExprKind::SubgroupShuffle: return arity == 2 ? (i == 0 ? "shuffle" : "lane") : "";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+std::string expr_operand_name(const Expr& e, std::size_t i) {
+  if (e.kind == ExprKind::Fma && e.args.size() == 3) return indexed("fma", i);
+  std::string_view key = operand_key(e.kind, e.atomic_op, i, e.args.size());
+  return key.empty() ? indexed("args", i) : std::string(key);
+}
+
+std::string node_expr_name(NodeKind kind, std::size_t i) {
+  switch (kind) {
+    case NodeKind::Let:
+    case NodeKind::Assign:
+      if (i == 0) return "value";
+      break;
+    case NodeKind::Store:
+      if (i < 2) return i == 0 ? "index" : "value";
+      break;
+    case NodeKind::If:
+      if (i == 0) return "if";
+      break;
+    case NodeKind::Loop:
+      if (i < 2) return i == 0 ? "from" : "to";
+      break;
+    default: break;
+  }
+  return indexed("exprs", i);
+}
+
+std::string_view node_body_name(NodeKind kind, bool else_body) {
+  switch (kind) {
+    case NodeKind::If: return else_body ? "else" : "then";
+    case NodeKind::Block: return "block";
+    default: return "body";
+  }
+}
+
+}  // namespace vyre

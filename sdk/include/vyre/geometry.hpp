@@ -28,6 +28,9 @@ struct LaunchGeometry {
 bool needs_full_workgroups(const Program& program);
 // True when the program has a Barrier(grid_sync) statement.
 bool has_grid_sync(const Program& program);
+// True when the program uses a subgroup op (ballot, shuffle, reduce). SubgroupLane and
+// SubgroupSize are builtins, defined for any workgroup size, and do not count.
+bool uses_subgroup_ops(const Program& program);
 
 // Resolve the geometry of a dispatch. `buffer_elements[i]` is the element count bound to
 // program.buffers[i] (for workgroup buffers, their declared count). Throws vyre::Error

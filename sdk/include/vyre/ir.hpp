@@ -157,6 +157,17 @@ struct Node {
   friend bool operator==(const Node&, const Node&) = default;
 };
 
+// ---- paths -------------------------------------------------------------------------------------
+// The names that the JSON form gives to child expressions and bodies; validator and decoder paths
+// use them too ("body[2].then[0].value.a"). Operand i of `e` is "a"/"b" (bin, un, select arms),
+// "index", "value", "expected", "lane", "select" (a select's condition), "ballot", "shuffle",
+// "fma[0]".."fma[2]"; for an arity the kind does not have, "args[i]".
+std::string expr_operand_name(const Expr& e, std::size_t i);
+// Expression i of a node: "value", "index", "if" (the condition), "from", "to"; else "exprs[i]".
+std::string node_expr_name(NodeKind kind, std::size_t i);
+// The bodies of a node: "then"/"else" (if), "body" (loop), "block" (block).
+std::string_view node_body_name(NodeKind kind, bool else_body = false);
+
 // ---- program -----------------------------------------------------------------------------------
 
 struct ByteRange {

@@ -77,7 +77,9 @@ struct OpInfo {
 const std::vector<OpInfo>& op_catalog();
 const OpInfo* find_op(std::string_view id);
 
-// SHA-256 (lower-case hex) of the catalog's ids, signatures and tolerances, for certificates.
+// SHA-256 (lower-case hex) of the catalog's ids, signatures and tolerances, for certificates: the
+// hash of one line "<id>|<signature>|<max_ulp>\n" per op, in catalog order (max_ulp 0 = exact),
+// e.g. "un.sin.f32|(f32) -> f32|4\n".
 const std::string& catalog_hash();
 
 // Whether the operator is defined on operands of value type `t` (the catalog has its id).

@@ -1,0 +1,65 @@
+// Builtins from PTX special registers. A subgroup is a warp: CUDA forms warps from consecutive
+// linear thread ids (x fastest, then y, z), so %laneid is `local linear id % 32` (SEMANTICS).
+#include <string>
+
+#include "codegen/expressions.hpp"
+#include "codegen/memory_access.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cuda::codegen {
+
+namespace {
+
+constexpr std::uint32_t kSubgroupSize = 32;
+
+char axis_letter(const Expr& expr) {
+  if (expr.axis > 2)
+    fail(VYRE_ERR_INVALID_PROGRAM, fmt::format("a builtin names axis {}", expr.axis),
+         "use axis 0, 1 or 2");
+  return "xyz"[expr.axis];
+}
+
+Value special(FunctionEmitter& f, std::string_view name, char axis) {
+  Value v = f.value(Type::U32);
+  f.ins("mov.u32 {}, %{}.{};", v.reg, name, axis);
+  return v;
+}
+
+Value invocation_id(FunctionEmitter& f, char axis) {
+  Value local = special(f, "tid", axis);
+  Value group = special(f, "ctaid", axis);
+  Value size = special(f, "ntid", axis);
+  Value v = f.value(Type::U32);
+  f.ins("mad.lo.u32 {}, {}, {}, {};", v.reg, group.reg, size.reg, local.reg);
+  return v;
+}
+
+Value buffer_length(FunctionEmitter& f, const Expr& expr) {
+  std::size_t buffer = buffer_index(f, expr.name);
+  const BufferSlot& slot = f.layout().buffers[buffer];
+  if (slot.workgroup) return emit_constant(f, Type::U32, slot.count);
+  return Value{f.params.count[buffer], Type::U32};
+}
+
+}  // namespace
+
+Value emit_builtin(FunctionEmitter& f, const Expr& expr) {
+  switch (expr.kind) {
+    case ExprKind::InvocationId: return invocation_id(f, axis_letter(expr));
+    case ExprKind::LocalId: return special(f, "tid", axis_letter(expr));
+    case ExprKind::WorkgroupId: return special(f, "ctaid", axis_letter(expr));
+    case ExprKind::NumWorkgroups: return special(f, "nctaid", axis_letter(expr));
+    case ExprKind::SubgroupLane: {
+      Value v = f.value(Type::U32);
+      f.ins("mov.u32 {}, %laneid;", v.reg);
+      return v;
+    }
+    case ExprKind::SubgroupSize: return emit_constant(f, Type::U32, kSubgroupSize);
+    case ExprKind::BufLen: return buffer_length(f, expr);
+    default: break;
+  }
+  fail(VYRE_ERR_INTERNAL, "emit_builtin got an expression that is not a builtin",
+       "report this bug");
+}
+
+}  // namespace vyre::cuda::codegen

@@ -1,0 +1,67 @@
+// Entry assembly: parameter list, register and shared declarations, prologue, then per phase:
+// (grid barrier,) shared zeroing, the statements, the phase's end label (Return's target).
+#include "codegen/entry_builder.hpp"
+
+#include "codegen/entry_parts.hpp"
+#include "codegen/function_emitter.hpp"
+#include "codegen/statements.hpp"
+
+namespace vyre::cuda::codegen {
+
+namespace {
+
+std::string param_declarations(const std::vector<KernelParam>& params) {
+  std::string text;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    std::string_view type = params[i].bytes == 8 ? ".u64" : ".u32";
+    text += fmt::format("  .param {} {}{}\n", type, param_name(params[i]),
+                        i + 1 < params.size() ? "," : "");
+  }
+  return text;
+}
+
+void emit_phase(FunctionEmitter& f, const std::vector<const Node*>& statements) {
+  f.clear_scopes();  // nothing crosses a grid_sync
+  f.push_scope();
+  for (const Node* node : statements) emit_statement(f, *node);
+  f.pop_scope();
+}
+
+void emit_phases(FunctionEmitter& f, const EntryPlan& plan) {
+  const ProgramLayout& layout = f.layout();
+  for (std::size_t k = 0; k < plan.phases.size(); ++k) {
+    f.return_label = f.new_label(fmt::format("phase{}_end", plan.phases[k]));
+    if (k > 0) emit_grid_barrier(f);
+    if (k == 0 && !layout.full_workgroup) emit_tail_guard(f, f.return_label);
+    emit_zero_shared(f);
+    emit_phase(f, layout.phases[plan.phases[k]]);
+    f.put_label(f.return_label);
+  }
+  f.ins("ret;");
+}
+
+}  // namespace
+
+EmittedEntry emit_entry(const ProgramLayout& layout, const Target& target, const EntryPlan& plan) {
+  EmittedEntry out;
+  out.entry.name = plan.name;
+  out.entry.params = kernel_params(*layout.program, plan.cooperative);
+  out.entry.shared_bytes = layout.shared_bytes;
+  out.entry.cooperative = plan.cooperative;
+
+  FunctionEmitter f(layout, target);
+  emit_prologue(f, out.entry.params);
+  emit_phases(f, plan);
+
+  out.ptx = fmt::format(".visible .entry {}(\n{})\n{{\n", plan.name,
+                        param_declarations(out.entry.params));
+  out.ptx += f.register_declarations();
+  if (layout.shared_bytes > 0)
+    out.ptx += fmt::format("  .shared .align 16 .b8 {}[{}];\n", kSharedBlockName, layout.shared_bytes);
+  out.ptx += f.body();
+  out.ptx += "}\n";
+  out.math_calls = f.math_calls;
+  return out;
+}
+
+}  // namespace vyre::cuda::codegen

@@ -1,0 +1,35 @@
+// Stage 5 pieces of an entry that are not statements: the prologue that loads the kernel
+// parameters, the tail guard, zeroing the shared block, and the grid barrier of cooperative entries.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "codegen/function_emitter.hpp"
+
+namespace vyre::cuda::codegen {
+
+// The name of the function-scope .shared block holding the workgroup buffers.
+inline constexpr std::string_view kSharedBlockName = "vyre_shared";
+// Bytes of grid-barrier state a cooperative entry needs: u32 arrival count, u32 generation.
+inline constexpr std::uint32_t kGridBarrierBytes = 8;
+
+// The PTX name of a kernel parameter (p_ptr_<buffer>, p_len_<buffer>, p_n, p_tail_guard,
+// p_grid_barrier).
+std::string param_name(const KernelParam& param);
+
+// Load every kernel parameter of `params` into registers (f.params) and take the shared block's
+// address.
+void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params);
+
+// When tail_guard != 0 and InvocationId.x >= N, jump to `exit_label`.
+void emit_tail_guard(FunctionEmitter& f, const std::string& exit_label);
+
+// Every invocation of the workgroup zeroes its share of the shared block, then bar.sync.
+void emit_zero_shared(FunctionEmitter& f);
+
+// All invocations of all workgroups arrive before any continues; memory written before is visible
+// after (release/acquire at gpu scope). Uses the launch's barrier state at f.params.grid_barrier.
+void emit_grid_barrier(FunctionEmitter& f);
+
+}  // namespace vyre::cuda::codegen

@@ -1,0 +1,79 @@
+// The expression dispatcher: evaluates operands left to right, then hands the values to the
+// lowering of the expression's family.
+#include "codegen/expressions.hpp"
+
+#include <vector>
+
+#include "codegen/memory_access.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cuda::codegen {
+
+namespace {
+
+std::vector<Value> emit_operands(FunctionEmitter& f, const Expr& expr) {
+  std::vector<Value> values;
+  values.reserve(expr.args.size());
+  for (const Expr& arg : expr.args) values.push_back(emit_expr(f, arg));
+  return values;
+}
+
+void require_arity(const Expr& expr, std::size_t arity) {
+  if (expr.args.size() >= arity) return;
+  fail(VYRE_ERR_INVALID_PROGRAM, "an expression has fewer operands than its kind needs",
+       "validate the program before lowering it");
+}
+
+Value emit_load_expr(FunctionEmitter& f, const Expr& expr) {
+  require_arity(expr, 1);
+  std::size_t buffer = buffer_index(f, expr.name);
+  Value index = emit_expr(f, expr.args[0]);
+  return emit_load(f, element_ref(f, buffer, index));
+}
+
+Value emit_atomic_expr(FunctionEmitter& f, const Expr& expr) {
+  bool exchange = expr.atomic_op == AtomicOp::CompareExchange;
+  require_arity(expr, exchange ? 3 : 2);
+  std::size_t buffer = buffer_index(f, expr.name);
+  std::vector<Value> args = emit_operands(f, expr);  // index, value[, expected]
+  ElementRef ref = element_ref(f, buffer, args[0]);
+  return emit_atomic(f, expr.atomic_op, ref, args[1], exchange ? &args[2] : nullptr);
+}
+
+}  // namespace
+
+Value emit_expr(FunctionEmitter& f, const Expr& expr) {
+  switch (expr.kind) {
+    case ExprKind::Lit: return emit_constant(f, expr.type, expr.bits);
+    case ExprKind::Var: return f.lookup(expr.name);
+    case ExprKind::Load: return emit_load_expr(f, expr);
+    case ExprKind::BufLen:
+    case ExprKind::InvocationId:
+    case ExprKind::LocalId:
+    case ExprKind::WorkgroupId:
+    case ExprKind::NumWorkgroups:
+    case ExprKind::SubgroupLane:
+    case ExprKind::SubgroupSize: return emit_builtin(f, expr);
+    case ExprKind::Atomic: return emit_atomic_expr(f, expr);
+    default: break;
+  }
+  std::vector<Value> args = emit_operands(f, expr);
+  switch (expr.kind) {
+    case ExprKind::Bin: require_arity(expr, 2); return emit_binary(f, expr.bin_op, args[0], args[1]);
+    case ExprKind::Un: require_arity(expr, 1); return emit_unary(f, expr.un_op, args[0]);
+    case ExprKind::Select: require_arity(expr, 3); return emit_select_value(f, args[0], args[1], args[2]);
+    case ExprKind::Cast: require_arity(expr, 1); return emit_cast(f, expr.type, args[0]);
+    case ExprKind::Bitcast: require_arity(expr, 1); return emit_bitcast(f, expr.type, args[0]);
+    case ExprKind::Fma: require_arity(expr, 3); return emit_fma(f, args[0], args[1], args[2]);
+    case ExprKind::SubgroupBallot: require_arity(expr, 1); return emit_ballot(f, args[0]);
+    case ExprKind::SubgroupShuffle: require_arity(expr, 2); return emit_shuffle(f, args[0], args[1]);
+    case ExprKind::SubgroupReduce:
+      require_arity(expr, 1);
+      return emit_subgroup_reduce(f, expr.reduce_op, args[0]);
+    default: break;
+  }
+  fail(VYRE_ERR_INVALID_PROGRAM, "an expression has an unknown kind",
+       "validate the program before lowering it");
+}
+
+}  // namespace vyre::cuda::codegen

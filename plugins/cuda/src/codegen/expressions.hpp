@@ -1,0 +1,47 @@
+// Stage 3 of the emitter: expression lowering. emit_expr evaluates an expression's operands left
+// to right (all of them: both Select arms, both logical operands) and returns the register holding
+// its value; the operator families are lowered in one file each.
+#pragma once
+
+#include "codegen/function_emitter.hpp"
+#include "vyre/ir.hpp"
+
+namespace vyre::cuda::codegen {
+
+Value emit_expr(FunctionEmitter& f, const Expr& expr);
+
+// Builtins: InvocationId, LocalId, WorkgroupId, NumWorkgroups, SubgroupLane, SubgroupSize, BufLen.
+Value emit_builtin(FunctionEmitter& f, const Expr& expr);
+
+// Binary operators on evaluated operands (`b` is u32 for shifts and rotates).
+Value emit_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
+Value emit_int_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
+Value emit_float_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
+Value emit_bool_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
+
+// Unary operators.
+Value emit_unary(FunctionEmitter& f, UnOp op, const Value& a);
+Value emit_int_unary(FunctionEmitter& f, UnOp op, const Value& a);
+Value emit_float_unary(FunctionEmitter& f, UnOp op, const Value& a);
+
+// Conversions: Cast (value-converting) and Bitcast (same width, NaN canonicalised toward ints).
+Value emit_cast(FunctionEmitter& f, Type to, const Value& a);
+Value emit_bitcast(FunctionEmitter& f, Type to, const Value& a);
+
+// Select (both arms already evaluated) and Fma.
+Value emit_select_value(FunctionEmitter& f, const Value& cond, const Value& a, const Value& b);
+Value emit_fma(FunctionEmitter& f, const Value& a, const Value& b, const Value& c);
+
+// A transcendental (or inverse_sqrt) as a call to the math library's device function.
+Value emit_math_call(FunctionEmitter& f, UnOp op, const Value& a);
+
+// Subgroup operations (all 32 lanes active: full member mask).
+Value emit_ballot(FunctionEmitter& f, const Value& cond);
+Value emit_shuffle(FunctionEmitter& f, const Value& value, const Value& lane);
+Value emit_subgroup_reduce(FunctionEmitter& f, ReduceOp op, const Value& value);
+
+// The canonical quiet NaN's bits when `value` (f32/f64) is NaN, else its bits: a .b32/.b64 value
+// of the same width (u32 or u64 typed).
+Value emit_canonical_bits(FunctionEmitter& f, const Value& value);
+
+}  // namespace vyre::cuda::codegen

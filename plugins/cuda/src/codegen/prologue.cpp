@@ -1,0 +1,71 @@
+// The entry prologue (kernel parameters into registers) and the tail guard.
+#include "codegen/entry_parts.hpp"
+
+namespace vyre::cuda::codegen {
+
+std::string param_name(const KernelParam& param) {
+  switch (param.kind) {
+    case ParamKind::BufferPointer: return fmt::format("p_ptr_{}", param.buffer);
+    case ParamKind::ElementCount: return fmt::format("p_len_{}", param.buffer);
+    case ParamKind::DispatchN: return "p_n";
+    case ParamKind::TailGuard: return "p_tail_guard";
+    case ParamKind::GridBarrier: return "p_grid_barrier";
+  }
+  return {};
+}
+
+namespace {
+
+std::string load_pointer(FunctionEmitter& f, const KernelParam& param) {
+  std::string generic = f.reg(RegClass::B64);
+  f.ins("ld.param.u64 {}, [{}];", generic, param_name(param));
+  std::string global = f.reg(RegClass::B64);
+  f.ins("cvta.to.global.u64 {}, {};", global, generic);
+  return global;
+}
+
+std::string load_u32(FunctionEmitter& f, const KernelParam& param) {
+  std::string value = f.reg(RegClass::B32);
+  f.ins("ld.param.u32 {}, [{}];", value, param_name(param));
+  return value;
+}
+
+}  // namespace
+
+void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params) {
+  std::size_t buffers = f.program().buffers.size();
+  f.params.pointer.assign(buffers, {});
+  f.params.count.assign(buffers, {});
+  for (const KernelParam& param : params) {
+    switch (param.kind) {
+      case ParamKind::BufferPointer: f.params.pointer[param.buffer] = load_pointer(f, param); break;
+      case ParamKind::ElementCount: f.params.count[param.buffer] = load_u32(f, param); break;
+      case ParamKind::DispatchN: f.params.dispatch_n = load_u32(f, param); break;
+      case ParamKind::TailGuard: f.params.tail_guard = load_u32(f, param); break;
+      case ParamKind::GridBarrier: f.params.grid_barrier = load_pointer(f, param); break;
+    }
+  }
+  if (f.layout().shared_bytes == 0) return;
+  f.params.shared_base = f.reg(RegClass::B32);
+  f.ins("mov.u32 {}, {};", f.params.shared_base, kSharedBlockName);
+}
+
+void emit_tail_guard(FunctionEmitter& f, const std::string& exit_label) {
+  std::string local = f.reg(RegClass::B32);
+  std::string group = f.reg(RegClass::B32);
+  std::string size = f.reg(RegClass::B32);
+  f.ins("mov.u32 {}, %tid.x;", local);
+  f.ins("mov.u32 {}, %ctaid.x;", group);
+  f.ins("mov.u32 {}, %ntid.x;", size);
+  std::string id = f.reg(RegClass::B32);
+  f.ins("mad.lo.u32 {}, {}, {}, {};", id, group, size, local);
+  std::string beyond = f.reg(RegClass::Pred);
+  f.ins("setp.ge.u32 {}, {}, {};", beyond, id, f.params.dispatch_n);
+  std::string guarded = f.reg(RegClass::Pred);
+  f.ins("setp.ne.u32 {}, {}, 0;", guarded, f.params.tail_guard);
+  std::string skip = f.reg(RegClass::Pred);
+  f.ins("and.pred {}, {}, {};", skip, beyond, guarded);
+  f.ins("@{} bra {};", skip, exit_label);
+}
+
+}  // namespace vyre::cuda::codegen

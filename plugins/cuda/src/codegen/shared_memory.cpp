@@ -1,0 +1,58 @@
+// Zeroing the shared block at workgroup start and after every grid barrier (SPEC: workgroup memory
+// is zero at workgroup start and again after a grid_sync). The block is a multiple of 16 bytes, so
+// invocations store whole 32-bit words, strided by the workgroup's size.
+#include "codegen/entry_parts.hpp"
+
+namespace vyre::cuda::codegen {
+
+namespace {
+
+// local linear id = x + y * nx + z * nx * ny, and the workgroup's invocation count.
+std::pair<std::string, std::string> linear_id_and_count(FunctionEmitter& f) {
+  std::string axes[3], sizes[3];
+  for (int a = 0; a < 3; ++a) {
+    char axis = "xyz"[a];
+    axes[a] = f.reg(RegClass::B32);
+    sizes[a] = f.reg(RegClass::B32);
+    f.ins("mov.u32 {}, %tid.{};", axes[a], axis);
+    f.ins("mov.u32 {}, %ntid.{};", sizes[a], axis);
+  }
+  std::string row = f.reg(RegClass::B32);
+  f.ins("mad.lo.u32 {}, {}, {}, {};", row, axes[2], sizes[1], axes[1]);
+  std::string id = f.reg(RegClass::B32);
+  f.ins("mad.lo.u32 {}, {}, {}, {};", id, row, sizes[0], axes[0]);
+  std::string plane = f.reg(RegClass::B32);
+  f.ins("mul.lo.u32 {}, {}, {};", plane, sizes[0], sizes[1]);
+  std::string count = f.reg(RegClass::B32);
+  f.ins("mul.lo.u32 {}, {}, {};", count, plane, sizes[2]);
+  return {id, count};
+}
+
+}  // namespace
+
+void emit_zero_shared(FunctionEmitter& f) {
+  std::uint32_t words = f.layout().shared_bytes / 4;
+  if (words == 0) return;
+  auto [id, count] = linear_id_and_count(f);
+  std::string word = f.reg(RegClass::B32);
+  f.ins("mov.u32 {}, {};", word, id);
+  std::string zero = f.reg(RegClass::B32);
+  f.ins("mov.u32 {}, 0;", zero);
+  std::string head = f.new_label("zero_shared");
+  std::string done = f.new_label("zero_shared_done");
+  f.put_label(head);
+  std::string finished = f.reg(RegClass::Pred);
+  f.ins("setp.ge.u32 {}, {}, {};", finished, word, words);
+  f.ins("@{} bra {};", finished, done);
+  std::string offset = f.reg(RegClass::B32);
+  f.ins("shl.b32 {}, {}, 2;", offset, word);
+  std::string address = f.reg(RegClass::B32);
+  f.ins("add.u32 {}, {}, {};", address, f.params.shared_base, offset);
+  f.ins("st.shared.u32 [{}], {};", address, zero);
+  f.ins("add.u32 {}, {}, {};", word, word, count);
+  f.ins("bra {};", head);
+  f.put_label(done);
+  f.ins("bar.sync 0;");
+}
+
+}  // namespace vyre::cuda::codegen

@@ -1,0 +1,118 @@
+// Statement lowering: Let, Assign, Store, If, Loop, Return, Block, Barrier(workgroup).
+#include "codegen/statements.hpp"
+
+#include "codegen/expressions.hpp"
+#include "codegen/memory_access.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cuda::codegen {
+
+namespace {
+
+void require_exprs(const Node& node, std::size_t count) {
+  if (node.exprs.size() >= count) return;
+  fail(VYRE_ERR_INVALID_PROGRAM, "a statement has fewer expressions than its kind needs",
+       "validate the program before lowering it");
+}
+
+// Let: a fresh register, so later Assigns to other variables never alias it.
+void emit_let(FunctionEmitter& f, const Node& node) {
+  require_exprs(node, 1);
+  Value value = emit_expr(f, node.exprs[0]);
+  Value variable = f.value(value.type);
+  emit_move(f, variable.reg, value);
+  f.declare(node.name, variable);
+}
+
+void emit_assign(FunctionEmitter& f, const Node& node) {
+  require_exprs(node, 1);
+  Value value = emit_expr(f, node.exprs[0]);
+  Value variable = f.lookup(node.name);
+  emit_move(f, variable.reg, value);
+}
+
+void emit_store_node(FunctionEmitter& f, const Node& node) {
+  require_exprs(node, 2);
+  std::size_t buffer = buffer_index(f, node.name);
+  Value index = emit_expr(f, node.exprs[0]);
+  Value value = emit_expr(f, node.exprs[1]);
+  emit_store(f, element_ref(f, buffer, index), value);
+}
+
+void emit_if(FunctionEmitter& f, const Node& node) {
+  require_exprs(node, 1);
+  Value cond = emit_expr(f, node.exprs[0]);
+  std::string end = f.new_label("if_end");
+  if (node.else_body.empty()) {
+    f.ins("@!{} bra {};", cond.reg, end);
+    emit_block(f, node.body);
+    f.put_label(end);
+    return;
+  }
+  std::string otherwise = f.new_label("else");
+  f.ins("@!{} bra {};", cond.reg, otherwise);
+  emit_block(f, node.body);
+  f.ins("bra {};", end);
+  f.put_label(otherwise);
+  emit_block(f, node.else_body);
+  f.put_label(end);
+}
+
+// Loop(var, from, to): both bounds evaluated once, before the first iteration, into registers of
+// their own (the body may assign the variables they came from); var = from, ..., to - 1.
+void emit_loop(FunctionEmitter& f, const Node& node) {
+  require_exprs(node, 2);
+  Value from = emit_expr(f, node.exprs[0]);
+  Value to = emit_expr(f, node.exprs[1]);
+  Value counter = f.value(Type::U32);
+  emit_move(f, counter.reg, from);
+  Value bound = f.value(Type::U32);
+  emit_move(f, bound.reg, to);
+  std::string head = f.new_label("loop");
+  std::string end = f.new_label("loop_end");
+  f.put_label(head);
+  std::string done = f.reg(RegClass::Pred);
+  f.ins("setp.ge.u32 {}, {}, {};", done, counter.reg, bound.reg);
+  f.ins("@{} bra {};", done, end);
+  f.push_scope();
+  f.declare(node.name, counter);
+  for (const Node& child : node.body) emit_statement(f, child);
+  f.pop_scope();
+  f.ins("add.u32 {}, {}, 1;", counter.reg, counter.reg);
+  f.ins("bra {};", head);
+  f.put_label(end);
+}
+
+void emit_barrier(FunctionEmitter& f, const Node& node) {
+  if (node.barrier == BarrierKind::GridSync)
+    fail(VYRE_ERR_INVALID_PROGRAM, "a grid_sync barrier is nested inside another statement",
+         "validate the program before lowering it; grid_sync must be a top-level statement");
+  // bar.sync: every thread of the CTA arrives, and each thread's earlier memory accesses (global
+  // and shared) are performed relative to all of them before any continues (PTX ISA, barrier).
+  f.ins("bar.sync 0;");
+}
+
+}  // namespace
+
+void emit_block(FunctionEmitter& f, const std::vector<Node>& body) {
+  f.push_scope();
+  for (const Node& node : body) emit_statement(f, node);
+  f.pop_scope();
+}
+
+void emit_statement(FunctionEmitter& f, const Node& node) {
+  switch (node.kind) {
+    case NodeKind::Let: emit_let(f, node); return;
+    case NodeKind::Assign: emit_assign(f, node); return;
+    case NodeKind::Store: emit_store_node(f, node); return;
+    case NodeKind::If: emit_if(f, node); return;
+    case NodeKind::Loop: emit_loop(f, node); return;
+    case NodeKind::Return: f.ins("bra {};", f.return_label); return;
+    case NodeKind::Block: emit_block(f, node.body); return;
+    case NodeKind::Barrier: emit_barrier(f, node); return;
+  }
+  fail(VYRE_ERR_INVALID_PROGRAM, "a statement has an unknown kind",
+       "validate the program before lowering it");
+}
+
+}  // namespace vyre::cuda::codegen

@@ -1,0 +1,78 @@
+// One unit of queued device work fenced by one event: a host dispatch, a resident dispatch. It
+// owns what the work uses (stream, device and staging blocks) until the fence completes, then
+// finishes once: on success it hands results to the caller (on_success), and in every case it
+// releases its resources (on_finish). Destroying unfinished work waits for it first: every
+// subclass calls finish_before_destroy() first in its destructor, while its members still live.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/block_pool.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/stream_pool.hpp"
+#include "vyre/error.hpp"
+#include "vyre/plugin_kit.hpp"
+
+namespace vyre::cuda {
+
+class DeviceWork {
+ public:
+  DeviceWork(std::shared_ptr<Runtime> runtime, std::string what);
+  virtual ~DeviceWork();
+  DeviceWork(const DeviceWork&) = delete;
+  DeviceWork& operator=(const DeviceWork&) = delete;
+
+  // True once finished. Throws the work's failure (every time it is asked).
+  bool poll();
+  // Wait up to timeout_ns (UINT64_MAX: for ever); true once finished. Throws the work's failure.
+  bool wait(std::uint64_t timeout_ns);
+
+  std::uint64_t wait_ns() const { return wait_ns_; }
+
+ protected:
+  // Record the fence after everything was queued on stream(); call once, at the end of queuing.
+  void seal();
+  drv::CUstream stream() const { return stream_.get(); }
+  Runtime& runtime() { return *runtime_; }
+
+  virtual void on_success() {}
+  virtual void on_finish() {}
+  void finish_before_destroy() noexcept;
+
+  std::shared_ptr<Runtime> runtime_;
+  std::string what_;
+  StreamLease stream_;
+  EventRef fence_;
+  std::vector<Block> blocks_;  // released when the work finishes
+
+ private:
+  // Called with mutex_ held once the fence reports `result`.
+  void finish(drv::CUresult result);
+  void throw_if_failed() const;
+
+  std::mutex mutex_;
+  bool finished_ = false;
+  std::optional<Error> failure_;
+  std::uint64_t wait_ns_ = 0;
+};
+
+// The kit's view of a DeviceWork.
+class CudaPending final : public kit::Pending {
+ public:
+  explicit CudaPending(std::unique_ptr<DeviceWork> work) : work_(std::move(work)) {}
+  bool poll() override { return work_->poll(); }
+  bool wait(std::uint64_t timeout_ns) override { return work_->wait(timeout_ns); }
+
+ private:
+  std::unique_ptr<DeviceWork> work_;
+};
+
+std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since);
+
+}  // namespace vyre::cuda

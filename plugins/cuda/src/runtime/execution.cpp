@@ -1,0 +1,158 @@
+#include "runtime/execution.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "vyre/error.hpp"
+
+namespace vyre::cuda {
+namespace {
+
+std::uint64_t residency_of(Runtime& runtime, const KernelFunction& kernel, const LaunchGeometry& geometry) {
+  int blocks_per_sm = 0;
+  const auto threads = static_cast<int>(geometry.workgroup_invocations());
+  runtime.driver().check(runtime.driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &blocks_per_sm, kernel.function, threads, 0),
+                         "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return cooperative_capacity(blocks_per_sm, runtime.device().multiprocessors);
+}
+
+void check_kernel(Runtime& runtime, const KernelFunction& kernel, const LaunchGeometry& geometry) {
+  check_geometry(runtime.device(), kernel.entry.name, geometry.grid, geometry.workgroup,
+                 kernel.static_shared_bytes, kernel.max_threads_per_block);
+}
+
+void check_dispatch_size(const LaunchGeometry& geometry) {
+  if (geometry.n <= UINT32_MAX) return;
+  fail(VYRE_ERR_LIMIT,
+       fmt::format("The dispatch covers {} elements; CUDA kernels take N as a u32", geometry.n),
+       "dispatch fewer than 2^32 elements (split the work or set config.dispatch_elements)");
+}
+
+ExecPlan plan_grid_sync(Runtime& runtime, const LoadedModule& module, ExecPlan plan) {
+  const bool can_cooperate = runtime.device().cooperative_launch && !runtime.force_split_grid_sync() &&
+                             module.lowered->grid_barrier_bytes > 0;
+  if (can_cooperate) {
+    plan.resident_capacity = residency_of(runtime, module.whole, plan.geometry);
+    if (plan.resident_capacity != 0 && plan.geometry.workgroup_count() <= plan.resident_capacity) {
+      plan.cooperative = true;
+      plan.grid_barrier_bytes = module.lowered->grid_barrier_bytes;
+      plan.kernels = {&module.whole};
+      return plan;
+    }
+  }
+  if (module.phases.empty()) {
+    check_cooperative_residency(module.whole.entry.name, plan.geometry.grid, plan.geometry.workgroup,
+                                plan.resident_capacity);
+  }
+  for (const KernelFunction& phase : module.phases) {
+    check_kernel(runtime, phase, plan.geometry);
+    plan.kernels.push_back(&phase);
+  }
+  Telemetry::add(runtime.telemetry().split_grid_sync);
+  return plan;
+}
+
+}  // namespace
+
+const CudaProgram& cuda_program(const kit::CompiledProgram& program) {
+  const auto* cuda = dynamic_cast<const CudaProgram*>(&program);
+  if (cuda == nullptr) {
+    fail(VYRE_ERR_INVALID_HANDLE, "The program was not compiled by the cuda backend",
+         "compile the program with the backend instance that dispatches it");
+  }
+  return *cuda;
+}
+
+ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry) {
+  ExecPlan plan;
+  plan.geometry = geometry;
+  if (geometry.empty()) return plan;
+  check_dispatch_size(geometry);
+  const LoadedModule& module = program.module();
+  check_kernel(runtime, module.whole, geometry);
+  if (!program.grid_sync()) {
+    plan.kernels = {&module.whole};
+    return plan;
+  }
+  return plan_grid_sync(runtime, module, std::move(plan));
+}
+
+LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr> pointers,
+                             std::vector<std::uint64_t> elements) {
+  LaunchBindings bindings;
+  bindings.pointers = std::move(pointers);
+  bindings.elements = std::move(elements);
+  bindings.n = plan.geometry.n;
+  bindings.tail_guard = plan.geometry.tail_guard;
+  return bindings;
+}
+
+void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
+                       drv::CUstream stream, drv::CUdeviceptr barrier) {
+  if (plan.kernels.empty()) return;
+  const Driver& driver = runtime.driver();
+  LaunchBindings bound = bindings;
+  bound.grid_barrier = plan.cooperative ? barrier : 0;
+  for (std::uint32_t round = 0; round < plan.geometry.fixpoint_iterations; ++round) {
+    for (const KernelFunction* kernel : plan.kernels) {
+      KernelArgs args(kernel->entry, bound);
+      LaunchRequest request;
+      request.kernel = kernel->entry.name;
+      request.function = kernel->function;
+      request.stream = stream;
+      request.args = args.slots();
+      request.arg_count = args.size();
+      request.grid = plan.geometry.grid;
+      request.block = plan.geometry.workgroup;
+      request.shared_bytes = kernel->static_shared_bytes;
+      request.function_max_threads = kernel->max_threads_per_block;
+      request.cooperative = plan.cooperative;
+      request.resident_capacity = plan.resident_capacity;
+      validate_launch(runtime.device(), request);
+      const auto& g = request.grid;
+      const auto& b = request.block;
+      drv::CUresult result = drv::CUDA_SUCCESS;
+      if (plan.cooperative) {
+        driver.check(driver.cuMemsetD8Async(barrier, 0, plan.grid_barrier_bytes, stream),
+                     "cuMemsetD8Async(grid barrier)");
+        Telemetry::add(runtime.telemetry().memset_operations);
+        result = driver.cuLaunchCooperativeKernel(kernel->function, g[0], g[1], g[2], b[0], b[1], b[2], 0,
+                                                  stream, args.slots());
+        Telemetry::add(runtime.telemetry().cooperative_launches);
+      } else {
+        result = driver.cuLaunchKernel(kernel->function, g[0], g[1], g[2], b[0], b[1], b[2], 0, stream,
+                                       args.slots(), nullptr);
+      }
+      if (result != drv::CUDA_SUCCESS) {
+        fail(status_for(result),
+             fmt::format("{} of `{}` failed: {} (grid {}, workgroup {}, N {}, {})",
+                         plan.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
+                         kernel->entry.name, driver.describe(result), g, b, plan.geometry.n,
+                         runtime.target().name()),
+             "check the launch geometry against the device limits (vyre backends shows them) and "
+             "report the program if it is within them");
+      }
+      Telemetry::add(runtime.telemetry().kernel_launches);
+    }
+  }
+}
+
+std::vector<GraphNodeSpec> graph_nodes(const ExecPlan& plan, const LaunchBindings& bindings) {
+  if (plan.cooperative) {
+    fail(VYRE_ERR_INTERNAL, "A cooperative launch was about to be put in a CUDA graph",
+         "this is a bug in the vyre CUDA runtime: cooperative plans run as direct launches");
+  }
+  std::vector<GraphNodeSpec> nodes;
+  nodes.reserve(plan.launches());
+  for (std::uint32_t round = 0; round < plan.geometry.fixpoint_iterations; ++round) {
+    for (const KernelFunction* kernel : plan.kernels) {
+      nodes.push_back(GraphNodeSpec{kernel->function, plan.geometry.grid, plan.geometry.workgroup,
+                                    KernelArgs(kernel->entry, bindings)});
+    }
+  }
+  return nodes;
+}
+
+}  // namespace vyre::cuda
+

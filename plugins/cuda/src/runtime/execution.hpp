@@ -1,0 +1,46 @@
+// How one dispatch of a program runs on the device, decided before any device work:
+//   - a program without grid_sync: its `whole` entry;
+//   - a grid_sync program: `whole` launched cooperatively when the device supports it and the
+//     grid fits co-resident (occupancy x SMs), else its `phases` in order on one stream;
+//   - either way, fixpoint_iterations rounds of those launches on the same buffers.
+// plan_execution makes every device-limit check; enqueue_execution (or a graph) then runs it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/cuda_program.hpp"
+#include "runtime/kernel_args.hpp"
+#include "runtime/kernel_graph.hpp"
+#include "runtime/runtime.hpp"
+#include "vyre/geometry.hpp"
+
+namespace vyre::cuda {
+
+struct ExecPlan {
+  LaunchGeometry geometry;
+  std::vector<const KernelFunction*> kernels;  // one round, in order; empty: nothing runs
+  bool cooperative = false;
+  std::uint64_t resident_capacity = 0;         // cooperative: blocks that fit co-resident
+  std::uint32_t grid_barrier_bytes = 0;        // cooperative: barrier state per launch
+
+  std::uint64_t launches() const { return kernels.size() * geometry.fixpoint_iterations; }
+};
+
+// Every device-dependent check (limits, residency). Throws vyre::Error (VYRE_ERR_LIMIT mostly)
+// before any device work. The context must be current.
+ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry);
+
+// Launch bindings for `program`'s buffers: pointers[i] and elements[i] per declared buffer.
+LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr> pointers,
+                             std::vector<std::uint64_t> elements);
+
+// Queue every launch of `plan` on `stream`. Cooperative plans need `barrier`, a device block of at
+// least plan.grid_barrier_bytes; it is zeroed on the stream before each launch.
+void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
+                       drv::CUstream stream, drv::CUdeviceptr barrier);
+
+// The launches of a non-cooperative plan as graph nodes, in launch order.
+std::vector<GraphNodeSpec> graph_nodes(const ExecPlan& plan, const LaunchBindings& bindings);
+
+}  // namespace vyre::cuda

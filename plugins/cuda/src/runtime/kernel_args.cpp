@@ -1,0 +1,87 @@
+#include "runtime/kernel_args.hpp"
+
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "vyre/error.hpp"
+
+namespace vyre::cuda {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "u32 kernel parameters are read from the low bytes of their 8-byte slots");
+
+constexpr const char* kLayoutFix =
+    "this is a bug in the vyre CUDA runtime or PTX emitter: KernelEntry::params must follow the "
+    "layout of lowering.hpp; report it with the program";
+
+std::uint64_t u32_value(std::uint64_t value, std::string_view what, const KernelEntry& entry) {
+  if (value > UINT32_MAX) {
+    fail(VYRE_ERR_LIMIT,
+         fmt::format("Kernel `{}`: {} is {}, which does not fit the kernel's u32 parameter",
+                     entry.name, what, value),
+         "bind fewer than 2^32 elements per buffer and dispatch fewer than 2^32 elements; split "
+         "larger work into several dispatches");
+  }
+  return value;
+}
+
+std::uint64_t param_value(const KernelParam& param, const KernelEntry& entry,
+                          const LaunchBindings& bindings) {
+  const bool names_buffer =
+      param.kind == ParamKind::BufferPointer || param.kind == ParamKind::ElementCount;
+  if (names_buffer && param.buffer >= bindings.pointers.size()) {
+    fail(VYRE_ERR_INTERNAL,
+         fmt::format("Kernel `{}` has a parameter for buffer {} but the program binds {} buffers",
+                     entry.name, param.buffer, bindings.pointers.size()),
+         kLayoutFix);
+  }
+  switch (param.kind) {
+    case ParamKind::BufferPointer: return bindings.pointers[param.buffer];
+    case ParamKind::ElementCount:
+      return u32_value(bindings.elements[param.buffer],
+                       fmt::format("the element count of buffer {}", param.buffer), entry);
+    case ParamKind::DispatchN: return u32_value(bindings.n, "the dispatch element count N", entry);
+    case ParamKind::TailGuard: return bindings.tail_guard ? 1 : 0;
+    case ParamKind::GridBarrier:
+      if (bindings.grid_barrier == 0) {
+        fail(VYRE_ERR_INTERNAL,
+             fmt::format("Cooperative kernel `{}` launched without grid-barrier memory", entry.name),
+             kLayoutFix);
+      }
+      return bindings.grid_barrier;
+  }
+  fail(VYRE_ERR_INTERNAL, fmt::format("Kernel `{}` has an unknown parameter kind", entry.name),
+       kLayoutFix);
+}
+
+}  // namespace
+
+KernelArgs::KernelArgs(const KernelEntry& entry, const LaunchBindings& bindings) {
+  if (bindings.elements.size() != bindings.pointers.size()) {
+    fail(VYRE_ERR_INTERNAL, "Launch bindings have mismatched pointer and element lists", kLayoutFix);
+  }
+  values_.reserve(entry.params.size());
+  for (const KernelParam& param : entry.params) {
+    const std::uint64_t value = param_value(param, entry, bindings);
+    values_.push_back(param.bytes == 4 ? (value & 0xffffffffu) : value);
+  }
+  point_slots();
+}
+
+KernelArgs::KernelArgs(const KernelArgs& other) : values_(other.values_) { point_slots(); }
+
+KernelArgs& KernelArgs::operator=(const KernelArgs& other) {
+  if (this == &other) return *this;
+  values_ = other.values_;
+  point_slots();
+  return *this;
+}
+
+void KernelArgs::point_slots() {
+  pointers_.resize(values_.size());
+  for (std::size_t i = 0; i < values_.size(); ++i) pointers_[i] = &values_[i];
+}
+
+}  // namespace vyre::cuda

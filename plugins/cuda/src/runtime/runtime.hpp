@@ -1,0 +1,99 @@
+// Everything one backend instance shares: the driver, the device and its primary context, the
+// pools (streams, events, device memory, pinned staging), the module and graph caches, the
+// telemetry and the resident-memory budget. Objects that outlive a call (programs, resident
+// buffers, pending dispatches, pipelines) hold a shared_ptr to it, declared before their own
+// resources, so the runtime is torn down last.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "lowering.hpp"
+#include "runtime/block_pool.hpp"
+#include "runtime/context.hpp"
+#include "runtime/deferred_release.hpp"
+#include "runtime/device_info.hpp"
+#include "runtime/kernel_graph.hpp"
+#include "runtime/module_cache.hpp"
+#include "runtime/stream_pool.hpp"
+#include "runtime/telemetry.hpp"
+#include "vyre/plugin_kit.hpp"
+
+namespace vyre::cuda {
+
+// Set to 1 to run grid_sync programs as one launch per phase even where a cooperative launch fits.
+inline constexpr const char* kForceSplitGridSyncEnv = "VYRE_CUDA_FORCE_SPLIT_GRID_SYNC";
+
+// The code generation target for a device: its compute capability, capped at what the emitter is
+// declared for (sm_90; newer devices JIT the sm_90 PTX).
+Target target_for_device(const DeviceInfo& device);
+
+// True for "1", "true", "yes", "on" (any case).
+bool env_flag(const char* value);
+
+class Runtime {
+ public:
+  // Open the driver and the device `options` (or VYRE_CUDA_DEVICE_ORDINAL) names. Throws
+  // vyre::Error: VYRE_ERR_NO_DEVICE with what to check where CUDA cannot run here,
+  // VYRE_ERR_INVALID_ARGUMENT for a malformed ordinal.
+  static std::shared_ptr<Runtime> open(const kit::CreateOptions& options);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Make the context current on the calling thread; every entry point calls it first.
+  void bind() const { context_.bind(); }
+
+  const Driver& driver() const { return driver_; }
+  const Context& context() const { return context_; }
+  const DeviceInfo& device() const { return device_; }
+  const Target& target() const { return modules_.target(); }
+  bool force_split_grid_sync() const { return force_split_grid_sync_; }
+
+  Telemetry& telemetry() { return telemetry_; }
+  StreamPool& streams() { return streams_; }
+  EventPool& events() { return events_; }
+  BlockPool& device_memory() { return device_memory_; }
+  BlockPool& staging() { return staging_; }
+  DeferredRelease& deferred() { return deferred_; }
+  ModuleCache& modules() { return modules_; }
+  GraphCache& graphs() { return graphs_; }
+
+  // Held while queuing work on resident buffers, so each buffer's "last operation" event orders
+  // work across streams (resident.hpp).
+  std::mutex& order_mutex() { return order_mutex_; }
+
+  // Account `bytes` of resident memory against the budget (CreateOptions::memory_budget_bytes, or
+  // what the device has free plus what the pool holds idle). Throws VYRE_ERR_OUT_OF_MEMORY naming
+  // the requested and available bytes; nothing is reserved then.
+  void reserve_resident(std::uint64_t bytes);
+  void release_resident(std::uint64_t bytes);
+
+  // (free, total) device memory now.
+  std::pair<std::uint64_t, std::uint64_t> memory_info() const;
+
+ private:
+  Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info, const kit::CreateOptions& options);
+  static BlockPoolHooks device_hooks(const Context& context, Telemetry& telemetry);
+  static BlockPoolHooks staging_hooks(const Context& context, Telemetry& telemetry);
+
+  const Driver& driver_;
+  DeviceInfo device_;
+  Context context_;
+  bool force_split_grid_sync_ = false;
+  std::uint64_t memory_budget_bytes_ = 0;
+  Telemetry telemetry_;
+  StreamPool streams_;
+  EventPool events_;
+  BlockPool device_memory_;
+  BlockPool staging_;
+  DeferredRelease deferred_;
+  ModuleCache modules_;
+  GraphCache graphs_;
+  std::mutex order_mutex_;
+  std::mutex budget_mutex_;
+  std::uint64_t resident_live_bytes_ = 0;
+};
+
+}  // namespace vyre::cuda

@@ -1,0 +1,75 @@
+#include "runtime/stream_pool.hpp"
+
+#include <utility>
+
+namespace vyre::cuda {
+
+StreamLease::StreamLease(StreamLease&& other) noexcept
+    : pool_(std::exchange(other.pool_, nullptr)), stream_(std::exchange(other.stream_, nullptr)) {}
+
+StreamLease& StreamLease::operator=(StreamLease&& other) noexcept {
+  if (this == &other) return *this;
+  if (pool_ != nullptr) pool_->give_back(stream_);
+  pool_ = std::exchange(other.pool_, nullptr);
+  stream_ = std::exchange(other.stream_, nullptr);
+  return *this;
+}
+
+StreamLease::~StreamLease() {
+  if (pool_ != nullptr) pool_->give_back(stream_);
+}
+
+StreamPool::~StreamPool() {
+  for (drv::CUstream stream : idle_) context_.driver().cuStreamDestroy(stream);
+}
+
+StreamLease StreamPool::acquire() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      drv::CUstream stream = idle_.back();
+      idle_.pop_back();
+      return StreamLease(this, stream);
+    }
+  }
+  drv::CUstream stream = nullptr;
+  context_.driver().check(context_.driver().cuStreamCreate(&stream, drv::CU_STREAM_NON_BLOCKING),
+                          "cuStreamCreate");
+  return StreamLease(this, stream);
+}
+
+void StreamPool::give_back(drv::CUstream stream) {
+  std::lock_guard lock(mutex_);
+  idle_.push_back(stream);
+}
+
+Event::~Event() { pool_->give_back(event_, timing_); }
+
+EventPool::~EventPool() {
+  for (drv::CUevent event : idle_fence_) context_.driver().cuEventDestroy(event);
+  for (drv::CUevent event : idle_timing_) context_.driver().cuEventDestroy(event);
+}
+
+EventRef EventPool::acquire(bool timing) {
+  drv::CUevent event = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto& idle = timing ? idle_timing_ : idle_fence_;
+    if (!idle.empty()) {
+      event = idle.back();
+      idle.pop_back();
+    }
+  }
+  if (event == nullptr) {
+    const unsigned int flags = timing ? drv::CU_EVENT_DEFAULT : drv::CU_EVENT_DISABLE_TIMING;
+    context_.driver().check(context_.driver().cuEventCreate(&event, flags), "cuEventCreate");
+  }
+  return std::make_shared<Event>(this, event, timing);
+}
+
+void EventPool::give_back(drv::CUevent event, bool timing) {
+  std::lock_guard lock(mutex_);
+  (timing ? idle_timing_ : idle_fence_).push_back(event);
+}
+
+}  // namespace vyre::cuda

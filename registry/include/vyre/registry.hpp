@@ -1,0 +1,150 @@
+// The plugin registry (SPEC §8): discovers backend plugins, loads and validates them, and picks a
+// backend for a program.
+//
+// Discovery, in this order (a file reached twice through different directories loads once):
+//   1. RegistryOptions::plugin_dirs (the tools' --plugins DIR);
+//   2. every directory of VYRE_PLUGIN_PATH (colon-separated), with use_environment;
+//   3. <dir of the running binary>/../lib/vyre/plugins, then the build tree's plugins directory,
+//      with use_default_dirs.
+// In each directory the files named libvyre_*.so load in sorted order. A plugin that fails to load
+// or to validate is rejected with a one-line reason and the others still load; when two plugins
+// share an id, the first one found wins and the other is rejected.
+//
+// Selection: VYRE_BACKEND=id (with use_environment) or an explicit id must succeed or fail loudly.
+// Otherwise backends are tried in rank order (lower first, ties by id); one whose create fails is
+// skipped with a logged reason. Routing is per program: the best-ranked backend that creates here
+// and whose routing ops cover ops_used(program, config). The reference oracle
+// (VYRE_CAP_REFERENCE_ORACLE) is chosen implicitly only as the last resort, and the log says so.
+//
+// Certificates: set_certified_ops() installs the op set of a backend's accepted conformance
+// certificate; from then on routing uses it instead of the backend's declared ops.
+//
+// Libraries stay loaded while anything made from them lives (backends, programs, buffers...), even
+// after the Registry itself is gone. A Registry may be used from many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vyre/backend.hpp"
+#include "vyre/ir.hpp"
+#include "vyre/registry_log.hpp"
+
+namespace vyre {
+
+// A plugin that loaded and validated.
+struct PluginInfo {
+  std::string id;
+  std::string version;
+  std::uint32_t rank = 0;
+  std::uint64_t capabilities = 0;
+  std::vector<std::string> op_ids;  // sorted, unique
+  std::filesystem::path path;       // canonical path of the shared object
+  std::uint32_t abi_major = 0;
+  std::uint32_t abi_minor = 0;
+
+  bool has(std::uint64_t capability) const { return (capabilities & capability) != 0; }
+  bool is_reference_oracle() const { return has(VYRE_CAP_REFERENCE_ORACLE); }
+  bool supports(std::string_view op) const;
+};
+
+// A file that looked like a plugin but was rejected.
+struct RejectedPlugin {
+  std::filesystem::path path;
+  std::string reason;  // one line
+};
+
+struct RegistryOptions {
+  std::vector<std::filesystem::path> plugin_dirs;  // searched first
+  bool use_environment = true;   // read VYRE_PLUGIN_PATH and VYRE_BACKEND
+  bool use_default_dirs = true;  // <exe>/../lib/vyre/plugins and the build tree's plugins dir
+  LogSink log;                   // empty: quiet
+};
+
+// The backend chosen for a program (or by select()).
+struct Route {
+  host::Backend backend;
+  const PluginInfo* plugin = nullptr;
+  std::vector<std::string> ops;  // the ops the program uses (empty for select())
+  std::string reason;            // why this backend, for logs and the CLI
+};
+
+// Names of the capability bits, e.g. {"dispatch", "async", ...} for the set bits.
+std::vector<std::string_view> capability_names(std::uint64_t capabilities);
+
+class Registry {
+ public:
+  explicit Registry(RegistryOptions options = {});
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  const std::vector<std::filesystem::path>& search_dirs() const { return search_dirs_; }
+  // Loaded plugins, in selection order (rank, then id).
+  const std::vector<PluginInfo>& plugins() const { return plugins_; }
+  const std::vector<RejectedPlugin>& rejected() const { return rejected_; }
+  const PluginInfo* find(std::string_view id) const;
+  std::vector<std::string> ids() const;
+
+  // A new instance of backend `id` with `options`. Throws VYRE_ERR_NOT_FOUND (listing the loaded
+  // ids) for an unknown id, or the plugin's create error.
+  host::Backend create(std::string_view id, const host::CreateOptions& options = {}) const;
+  // Whether backend `id` can create an instance here: nullopt if it can, else the reason.
+  std::optional<std::string> probe(std::string_view id) const;
+
+  // The shared default instance of `id`, created on first use (a failed create is remembered and
+  // rethrown). Throws like create().
+  host::Backend backend(std::string_view id);
+  // VYRE_BACKEND when set; else the best-ranked backend that creates here, the reference oracle
+  // last. Throws VYRE_ERR_NO_DEVICE when nothing can be created.
+  Route select();
+  // The backend for `program` (see the top comment). Throws VYRE_ERR_UNSUPPORTED when no
+  // available backend covers its ops, naming what each one lacks.
+  Route route(const Program& program, const DispatchConfig* config = nullptr);
+
+  // Certificate-aware routing: `ops` (the passing ops of an accepted certificate) replace the
+  // declared ops of backend `id` for routing. Throws VYRE_ERR_NOT_FOUND for an unknown id.
+  void set_certified_ops(std::string_view id, std::vector<std::string> ops);
+  void clear_certified_ops(std::string_view id);
+  bool has_certified_ops(std::string_view id) const;
+  // The ops routing uses for `id`: certified when set, else declared.
+  std::vector<std::string> routing_ops(std::string_view id) const;
+
+  // For tools that need the raw table (AOT emission without an instance) and ABI-level tests.
+  const vyre_backend_fns* fns(std::string_view id) const;
+  std::shared_ptr<void> keep_alive(std::string_view id) const;
+
+  void log(int level, std::string_view message) const;
+
+ private:
+  struct Loaded;
+
+  const Loaded& loaded(std::string_view id) const;
+  void load_all();
+  void load_file(const std::filesystem::path& path);
+  std::optional<std::string> forced_backend() const;
+  std::vector<const PluginInfo*> candidates_in_order() const;
+  // The cached instance, or the reason it cannot be created.
+  std::optional<host::Backend> try_backend(const PluginInfo& plugin, std::string& failure);
+
+  RegistryOptions options_;
+  std::shared_ptr<LogSink> sink_;  // shared with the loaded libraries' log routes
+  std::vector<std::filesystem::path> search_dirs_;
+  std::vector<PluginInfo> plugins_;
+  std::vector<RejectedPlugin> rejected_;
+  std::vector<std::unique_ptr<Loaded>> loaded_;  // parallel to nothing; looked up by id
+
+  mutable std::mutex mutex_;  // guards the maps below
+  std::map<std::string, host::Backend, std::less<>> instances_;
+  std::map<std::string, Error, std::less<>> create_failures_;
+  std::map<std::string, std::vector<std::string>, std::less<>> certified_;
+};
+
+}  // namespace vyre

@@ -1,0 +1,94 @@
+// The shared state behind the host wrapper's handle objects (vyre/backend.hpp). Private to the
+// wrapper's sources.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vyre/backend.hpp"
+
+namespace vyre::host::detail {
+
+// Owns a plugin error object until it is read.
+class ErrorSlot {
+ public:
+  explicit ErrorSlot(const vyre_backend_fns& fns) : fns_(fns) {}
+  ~ErrorSlot() { fns_.error_release(error_); }
+  ErrorSlot(const ErrorSlot&) = delete;
+  ErrorSlot& operator=(const ErrorSlot&) = delete;
+  vyre_error** out() { return &error_; }
+  // Throw for a failed status; the error object is released either way.
+  void check(vyre_status status, std::string_view call);
+
+ private:
+  const vyre_backend_fns& fns_;
+  vyre_error* error_ = nullptr;
+};
+
+struct InstanceState {
+  std::shared_ptr<void> keep_alive;  // the plugin library; released last
+  const vyre_backend_fns* fns = nullptr;
+  vyre_backend* handle = nullptr;
+  std::string label;
+
+  InstanceState() = default;
+  InstanceState(const InstanceState&) = delete;
+  InstanceState& operator=(const InstanceState&) = delete;
+  ~InstanceState();
+
+  // Run `call(error_out)` and throw its failure.
+  template <class Call>
+  void invoke(std::string_view name, Call&& call) const {
+    ErrorSlot slot(*fns);
+    slot.check(call(slot.out()), name);
+  }
+};
+
+struct ProgramState {
+  std::shared_ptr<InstanceState> instance;
+  vyre_program* handle = nullptr;
+  vyre::Program ir;
+  ~ProgramState();
+};
+
+struct ResidentState {
+  std::shared_ptr<InstanceState> instance;
+  vyre_resident* handle = nullptr;
+  std::uint64_t byte_len = 0;
+  std::mutex mutex;
+  bool freed = false;
+  ~ResidentState();
+};
+
+struct PendingState {
+  std::shared_ptr<InstanceState> instance;
+  vyre_pending* handle = nullptr;
+  std::vector<ByteVector> outputs;  // owned outputs (dispatch_async), else empty
+  std::vector<vyre_host_output> output_structs;
+  std::shared_ptr<ProgramState> program;
+  std::vector<std::shared_ptr<ResidentState>> residents;
+  std::mutex mutex;
+  bool outputs_taken = false;
+  ~PendingState();
+};
+
+struct PipelineState {
+  std::shared_ptr<InstanceState> instance;
+  vyre_pipeline* handle = nullptr;
+  Program program;
+  ~PipelineState();
+};
+
+// vyre_host_input structs over `inputs`.
+std::vector<vyre_host_input> host_inputs(std::span<const Bytes> inputs);
+// vyre_host_output structs over `outputs`.
+std::vector<vyre_host_output> host_outputs(std::span<const MutableBytes> outputs);
+// Allocate one zeroed vector per output of `program` for `inputs`.
+std::vector<ByteVector> allocate_outputs(const Program& program, std::span<const Bytes> inputs);
+// Shrink each output to the byte_len the plugin reported.
+void trim_outputs(std::vector<ByteVector>& outputs, const std::vector<vyre_host_output>& structs);
+
+}  // namespace vyre::host::detail

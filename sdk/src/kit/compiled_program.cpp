@@ -1,0 +1,26 @@
+// CompiledProgram and CompletedPending.
+#include <utility>
+
+#include "vyre/plugin_kit.hpp"
+
+namespace vyre::kit {
+
+CompiledProgram::CompiledProgram(Program program, std::string fingerprint)
+    : program_(std::move(program)), fingerprint_(std::move(fingerprint)) {
+  inputs_ = program_.input_indices();
+  outputs_ = program_.output_indices();
+  full_workgroups_ = needs_full_workgroups(program_);
+  grid_sync_ = has_grid_sync(program_);
+}
+
+bool CompletedPending::poll() {
+  if (failure_) throw *failure_;
+  return true;
+}
+
+bool CompletedPending::wait(std::uint64_t) {
+  if (failure_) throw *failure_;
+  return true;
+}
+
+}  // namespace vyre::kit
