@@ -283,6 +283,7 @@ class Writer {
   }
 
   std::string literal_value(const Expr& e, const std::string& path) {
+    // Bits the type cannot hold (an invalid literal the validator reports) stay representable.
     std::uint64_t mask = bit_width(e.type) >= 64 ? ~0ull : (1ull << bit_width(e.type)) - 1;
     if (!is_value_type(e.type) || (e.bits & ~mask) != 0) return bits_string(e.bits, Type::U64);
     switch (e.type) {

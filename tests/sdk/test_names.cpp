@@ -107,3 +107,41 @@ TEST_CASE("program input and output order follows SPEC") {
   CHECK(p.find_buffer("rw")->binding == 3);
   CHECK(p.find_buffer("nope") == nullptr);
 }
+
+TEST_CASE("a copied ProgramBuilder appends to its own program") {
+  using namespace vyre::dsl;
+  vyre::ProgramBuilder a;
+  a.let("x", u32(1));
+  vyre::ProgramBuilder b = a;
+  b.let("y", u32(2));
+  vyre::ProgramBuilder c = std::move(b);
+  c.ret();
+  CHECK(a.build().body.size() == 1);
+  CHECK(c.build().body.size() == 3);
+  a = c;
+  a.ret();
+  CHECK(a.build().body.size() == 4);
+  CHECK(c.build().body.size() == 3);
+}
+
+TEST_CASE("child names used by JSON keys and validator paths") {
+  using namespace vyre::dsl;
+  auto sel = select(boolean(true), u32(1), u32(2));
+  CHECK(vyre::expr_operand_name(sel, 0) == "select");
+  CHECK(vyre::expr_operand_name(sel, 2) == "b");
+  auto cas = compare_exchange("b", u32(0), u32(1), u32(2));
+  CHECK(vyre::expr_operand_name(cas, 0) == "index");
+  CHECK(vyre::expr_operand_name(cas, 1) == "value");
+  CHECK(vyre::expr_operand_name(cas, 2) == "expected");
+  CHECK(vyre::expr_operand_name(fma(f32(1), f32(2), f32(3)), 1) == "fma[1]");
+  CHECK(vyre::expr_operand_name(shuffle(u32(1), u32(2)), 1) == "lane");
+  auto odd = u32(1) + u32(2);
+  odd.args.push_back(u32(3));
+  CHECK(vyre::expr_operand_name(odd, 2) == "args[2]");
+  CHECK(vyre::node_expr_name(vyre::NodeKind::Store, 0) == "index");
+  CHECK(vyre::node_expr_name(vyre::NodeKind::Loop, 1) == "to");
+  CHECK(vyre::node_expr_name(vyre::NodeKind::If, 0) == "if");
+  CHECK(vyre::node_expr_name(vyre::NodeKind::Return, 0) == "exprs[0]");
+  CHECK(vyre::node_body_name(vyre::NodeKind::If, true) == "else");
+  CHECK(vyre::node_body_name(vyre::NodeKind::Block) == "block");
+}

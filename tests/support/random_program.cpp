@@ -117,7 +117,8 @@ class Generator {
   BufferDecl buffer(std::size_t index, std::uint32_t first_binding, Access access) {
     BufferDecl d;
     d.name = fmt::format("b{}", index);
-    d.binding = first_binding + static_cast<std::uint32_t>(index) * (1 + (index % 2));
+    // Unique, increasing, with gaps: 0, 3, 4, 7, 8, ... plus an offset.
+    d.binding = first_binding + static_cast<std::uint32_t>(index * 2 + index % 2);
     d.access = access;
     d.element = random_element();
     bool needs_count = access == Access::Output || access == Access::Workgroup;

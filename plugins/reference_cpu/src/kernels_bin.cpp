@@ -10,12 +10,12 @@
 namespace vyre::refcpu {
 namespace {
 
-constexpr bool is_int(Type t) { return t == Type::U32 || t == Type::I32 || t == Type::U64 || t == Type::I64; }
-constexpr bool is_flt(Type t) { return t == Type::F32 || t == Type::F64; }
+constexpr bool int_value(Type t) { return t == Type::U32 || t == Type::I32 || t == Type::U64 || t == Type::I64; }
+constexpr bool float_value(Type t) { return t == Type::F32 || t == Type::F64; }
 
 constexpr bool defined(BinOp op, Type t) {
-  if (is_int(t)) return true;
-  if (is_flt(t)) {
+  if (int_value(t)) return true;
+  if (float_value(t)) {
     switch (op) {
       case BinOp::Add: case BinOp::Sub: case BinOp::Mul: case BinOp::Div: case BinOp::Min:
       case BinOp::Max: case BinOp::Eq: case BinOp::Ne: case BinOp::Lt: case BinOp::Le:
@@ -100,7 +100,7 @@ template <BinOp OP, Type T>
 inline std::uint64_t apply(std::uint64_t a, std::uint64_t b) {
   if constexpr (T == Type::Bool) {
     return bool_apply<OP>(a, b);
-  } else if constexpr (is_flt(T)) {
+  } else if constexpr (float_value(T)) {
     return float_apply<OP, T>(Slot<T>::get(a), Slot<T>::get(b));
   } else {
     return int_apply<OP, T>(Slot<T>::get(a), b);

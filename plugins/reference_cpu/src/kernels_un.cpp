@@ -10,15 +10,15 @@
 namespace vyre::refcpu {
 namespace {
 
-constexpr bool is_int(Type t) { return t == Type::U32 || t == Type::I32 || t == Type::U64 || t == Type::I64; }
-constexpr bool is_flt(Type t) { return t == Type::F32 || t == Type::F64; }
+constexpr bool int_value(Type t) { return t == Type::U32 || t == Type::I32 || t == Type::U64 || t == Type::I64; }
+constexpr bool float_value(Type t) { return t == Type::F32 || t == Type::F64; }
 
 constexpr bool defined(UnOp op, Type t) {
   switch (op) {
-    case UnOp::Not: case UnOp::LogicalNot: return t == Type::Bool || is_int(t);
-    case UnOp::Neg: case UnOp::Abs: case UnOp::Sign: return is_int(t) || is_flt(t);
-    case UnOp::Popcount: case UnOp::Clz: case UnOp::Ctz: case UnOp::ReverseBits: return is_int(t);
-    default: return is_flt(t);  // rounding, sqrt family, classification, transcendentals
+    case UnOp::Not: case UnOp::LogicalNot: return t == Type::Bool || int_value(t);
+    case UnOp::Neg: case UnOp::Abs: case UnOp::Sign: return int_value(t) || float_value(t);
+    case UnOp::Popcount: case UnOp::Clz: case UnOp::Ctz: case UnOp::ReverseBits: return int_value(t);
+    default: return float_value(t);  // rounding, sqrt family, classification, transcendentals
   }
 }
 
@@ -73,7 +73,7 @@ template <UnOp OP, Type T>
 inline std::uint64_t apply(std::uint64_t a) {
   if constexpr (T == Type::Bool) {
     return a ^ 1u;  // not and logical_not are both logical negation on bool
-  } else if constexpr (is_flt(T)) {
+  } else if constexpr (float_value(T)) {
     return float_apply<OP, T>(Slot<T>::get(a));
   } else {
     return int_apply<OP, T>(Slot<T>::get(a));

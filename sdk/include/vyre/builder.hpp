@@ -216,6 +216,21 @@ struct Buf {
 class ProgramBuilder {
  public:
   ProgramBuilder() : stack_{&program_.body} {}
+  // Copies and moves take the program built so far; the copy appends to its own top-level body
+  // (stack_ points into program_, so the defaults would alias the source's body).
+  ProgramBuilder(const ProgramBuilder& other) : program_(other.program_), stack_{&program_.body} {}
+  ProgramBuilder(ProgramBuilder&& other) noexcept
+      : program_(std::move(other.program_)), stack_{&program_.body} {}
+  ProgramBuilder& operator=(const ProgramBuilder& other) {
+    program_ = other.program_;
+    stack_ = {&program_.body};
+    return *this;
+  }
+  ProgramBuilder& operator=(ProgramBuilder&& other) noexcept {
+    program_ = std::move(other.program_);
+    stack_ = {&program_.body};
+    return *this;
+  }
 
   ProgramBuilder& workgroup(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1) {
     program_.workgroup_size = {x, y, z};

@@ -37,6 +37,7 @@ enum class Check : std::uint16_t {
   AssignLoopVariable = 121,   // Assign to a Loop variable
   WorkgroupBufferAccess = 122,// BufLen/host access shapes not allowed on workgroup buffers
   CastToSameType = 123,
+  NestingDepth = 124,         // nodes/expressions nested deeper than kWireMaxDepth
 };
 
 std::string_view check_name(Check code);

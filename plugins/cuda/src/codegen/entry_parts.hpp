@@ -11,6 +11,9 @@ namespace vyre::cuda::codegen {
 
 // The name of the function-scope .shared block holding the workgroup buffers.
 inline constexpr std::string_view kSharedBlockName = "vyre_shared";
+// The comment line that precedes each math-library definition in a module ("// vyre math: NAME"),
+// so that tools (and the ptxas test) can split a module into definitions and entries.
+inline constexpr std::string_view kMathMarker = "// vyre math: ";
 // Bytes of grid-barrier state a cooperative entry needs: u32 arrival count, u32 generation.
 inline constexpr std::uint32_t kGridBarrierBytes = 8;
 

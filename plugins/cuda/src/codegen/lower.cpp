@@ -74,7 +74,7 @@ std::string assemble_module(const Target& target, const std::vector<codegen::Emi
   ptx += fmt::format(".version {}\n.target {}\n.address_size 64\n", module_version(target, !roots.empty()),
                      target.name());
   for (const MathFunction* fn : math_closure(roots)) {
-    ptx += '\n';
+    ptx += fmt::format("\n{}{}\n", codegen::kMathMarker, fn->name);
     ptx += fn->ptx;
     if (!fn->ptx.empty() && fn->ptx.back() != '\n') ptx += '\n';
   }

@@ -36,12 +36,17 @@ void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params) {
   std::size_t buffers = f.program().buffers.size();
   f.params.pointer.assign(buffers, {});
   f.params.count.assign(buffers, {});
+  bool guarded = !f.layout().full_workgroup;  // N and tail_guard are read only by the tail guard
   for (const KernelParam& param : params) {
     switch (param.kind) {
       case ParamKind::BufferPointer: f.params.pointer[param.buffer] = load_pointer(f, param); break;
       case ParamKind::ElementCount: f.params.count[param.buffer] = load_u32(f, param); break;
-      case ParamKind::DispatchN: f.params.dispatch_n = load_u32(f, param); break;
-      case ParamKind::TailGuard: f.params.tail_guard = load_u32(f, param); break;
+      case ParamKind::DispatchN:
+        if (guarded) f.params.dispatch_n = load_u32(f, param);
+        break;
+      case ParamKind::TailGuard:
+        if (guarded) f.params.tail_guard = load_u32(f, param);
+        break;
       case ParamKind::GridBarrier: f.params.grid_barrier = load_pointer(f, param); break;
     }
   }

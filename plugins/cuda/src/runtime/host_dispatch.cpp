@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "runtime/byte_ranges.hpp"
+
 namespace vyre::cuda {
 namespace {
 

@@ -1,6 +1,40 @@
 #include "runtime/module_cache.hpp"
 
 namespace vyre::cuda {
+namespace {
+
+// Get `key` from `cache` or make it with `make()`, with the lock held only to look up and insert:
+// one caller makes each key, concurrent callers of that key wait for it, other keys proceed.
+// A failure is rethrown to every waiter and not cached.
+template <class Value, class Make>
+Value get_or_make(std::mutex& mutex, std::map<std::string, std::shared_future<Value>>& cache,
+                  const std::string& key, std::atomic<std::uint64_t>& hits,
+                  std::atomic<std::uint64_t>& misses, Make&& make) {
+  std::unique_lock lock(mutex);
+  auto found = cache.find(key);
+  if (found != cache.end()) {
+    Telemetry::add(hits);
+    std::shared_future<Value> ready = found->second;
+    lock.unlock();
+    return ready.get();
+  }
+  Telemetry::add(misses);
+  std::promise<Value> promise;
+  cache.emplace(key, promise.get_future().share());
+  lock.unlock();
+  try {
+    Value value = make();
+    promise.set_value(value);
+    return value;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    lock.lock();
+    cache.erase(key);
+    throw;
+  }
+}
+
+}  // namespace
 
 std::string module_cache_key(const std::string& fingerprint, const Target& target) {
   return fingerprint + "|" + target.name() + "|" + kCodegenConfig;
@@ -9,41 +43,35 @@ std::string module_cache_key(const std::string& fingerprint, const Target& targe
 std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, const Program& program,
                                                       const Target& target, Telemetry& telemetry) {
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const LoweredProgram>> cache;
-  std::lock_guard lock(mutex);  // lowering is rare and fast enough to serialise
-  auto found = cache.find(key);
-  if (found != cache.end()) {
-    Telemetry::add(telemetry.ptx_hits);
-    return found->second;
-  }
-  Telemetry::add(telemetry.ptx_misses);
-  auto lowered = std::make_shared<const LoweredProgram>(lower(program, target));
-  cache.emplace(key, lowered);
-  return lowered;
+  static std::map<std::string, std::shared_future<std::shared_ptr<const LoweredProgram>>> cache;
+  return get_or_make(mutex, cache, key, telemetry.ptx_hits, telemetry.ptx_misses, [&] {
+    return std::make_shared<const LoweredProgram>(lower(program, target));
+  });
 }
 
 ModuleCache::ModuleCache(const Context& context, Telemetry& telemetry, Target target)
     : context_(context), telemetry_(telemetry), target_(target) {}
 
 ModuleCache::~ModuleCache() {
-  for (auto& [key, module] : modules_) unload_module(context_.driver(), *module);
+  for (auto& [key, entry] : modules_) {
+    if (entry.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
+    try {
+      unload_module(context_.driver(), *entry.get());
+    } catch (...) {
+      // A failed load left nothing to unload.
+    }
+  }
 }
 
 std::shared_ptr<const LoadedModule> ModuleCache::get(const Program& program,
                                                      const std::string& fingerprint) {
   const std::string key = module_cache_key(fingerprint, target_);
-  std::lock_guard lock(mutex_);  // a miss JIT-loads under the lock: rare, and never twice per key
-  auto found = modules_.find(key);
-  if (found != modules_.end()) {
-    Telemetry::add(telemetry_.module_hits);
-    return found->second;
-  }
-  Telemetry::add(telemetry_.module_misses);
-  auto lowered = lowered_program(key, program, target_, telemetry_);
-  auto module = std::make_shared<LoadedModule>(
-      load_module(context_.driver(), std::move(lowered), fingerprint.substr(0, 16)));
-  modules_.emplace(key, module);
-  return module;
+  return get_or_make(mutex_, modules_, key, telemetry_.module_hits, telemetry_.module_misses, [&] {
+    auto lowered = lowered_program(key, program, target_, telemetry_);
+    context_.bind();
+    return std::make_shared<LoadedModule>(
+        load_module(context_.driver(), std::move(lowered), fingerprint.substr(0, 16)));
+  });
 }
 
 std::size_t ModuleCache::size() const {

@@ -4,6 +4,7 @@
 // A second process reuses the driver's JIT disk cache (jit_cache.hpp) for the machine code.
 #pragma once
 
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,7 +48,9 @@ class ModuleCache {
   Telemetry& telemetry_;
   Target target_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<LoadedModule>> modules_;
+  // A key's entry is inserted before its module is loaded, so concurrent callers wait for the one
+  // load while other keys load in parallel; a failed load removes its entry.
+  std::map<std::string, std::shared_future<std::shared_ptr<LoadedModule>>> modules_;
 };
 
 }  // namespace vyre::cuda

@@ -159,11 +159,16 @@ def round_to(v, fmt):
 
 
 def fit_rounded(g, lo, hi, degree, fmt):
+    """The better of: the minimax coefficients rounded, and a lowest-degree-first sequential
+    rounding with refits (which can fail to converge when the fixed coefficients dominate)."""
+    plain = [round_to(c, fmt) for c in remez(g, lo, hi, degree, [])]
     fixed = []
     while len(fixed) <= degree:
         free = remez(g, lo, hi, degree, fixed)
         fixed.append(round_to(free[0], fmt))
-    return fixed
+    if max_rel_error(g, lo, hi, fixed) < max_rel_error(g, lo, hi, plain):
+        return fixed
+    return plain
 
 
 def max_rel_error(g, lo, hi, coef):
@@ -184,14 +189,14 @@ def hexf(v, fmt):
 
 # (name, format, degree)
 PLAN = [
-    ("exp", "f64", 10), ("exp", "f32", 4),
-    ("log", "f64", 8), ("log", "f32", 3),
-    ("sin", "f64", 5), ("sin", "f32", 3),
-    ("cos", "f64", 5), ("cos", "f32", 2),
-    ("asin", "f64", 10), ("asin", "f32", 4),
-    ("atan", "f64", 10), ("atan", "f32", 4),
-    ("sinh", "f64", 6), ("sinh", "f32", 3),
-    ("tanh", "f64", 9), ("tanh", "f32", 4),
+    ("exp", "f64", 11), ("exp", "f32", 5),
+    ("log", "f64", 7), ("log", "f32", 3),
+    ("sin", "f64", 6), ("sin", "f32", 3),
+    ("cos", "f64", 6), ("cos", "f32", 3),
+    ("asin", "f64", 12), ("asin", "f32", 5),
+    ("atan", "f64", 11), ("atan", "f32", 5),
+    ("sinh", "f64", 7), ("sinh", "f32", 4),
+    ("tanh", "f64", 10), ("tanh", "f32", 5),
 ]
 
 

@@ -1,0 +1,88 @@
+#include "math/math_library.hpp"
+
+#include <functional>
+#include <map>
+#include <set>
+#include <type_traits>
+
+#include "math/algorithms/functions.hpp"
+#include "math/data_tables.hpp"
+#include "math/ptx_backend.hpp"
+
+namespace vyre::cuda {
+namespace {
+
+std::string function_name(vyre::UnOp op, vyre::Type type) {
+  return "vyre_" + std::string(vyre::un_op_name(op)) + (type == vyre::Type::F32 ? "_f32" : "_f64");
+}
+
+template <class P>
+MathFunction build_function(vyre::UnOp op) {
+  constexpr bool kIs32 = std::is_same_v<P, math::P32>;
+  const std::string name = function_name(op, kIs32 ? vyre::Type::F32 : vyre::Type::F64);
+  math::PtxBackend b;
+  std::string ptx;
+  if constexpr (kIs32) {
+    auto x = b.begin_f32(name);
+    ptx = b.finish(math::evaluate<P>(b, op, x));
+  } else {
+    auto x = b.begin_f64(name);
+    ptx = b.finish(math::evaluate<P>(b, op, x));
+  }
+  return {name, ptx, b.dependencies()};
+}
+
+std::vector<MathFunction> build_library() {
+  std::vector<MathFunction> library;
+  const math::DataTable& table = math::two_over_pi_table();
+  library.push_back({std::string(table.name), math::data_table_ptx(table), {}});
+  for (vyre::UnOp op : math::kLibraryOps) {
+    library.push_back(build_function<math::P32>(op));
+    library.push_back(build_function<math::P64>(op));
+  }
+  return library;
+}
+
+const std::map<std::string, const MathFunction*, std::less<>>& by_name() {
+  static const auto index = [] {
+    std::map<std::string, const MathFunction*, std::less<>> m;
+    for (const MathFunction& f : math_library()) m.emplace(f.name, &f);
+    return m;
+  }();
+  return index;
+}
+
+void visit(const MathFunction* f, std::set<std::string>& seen,
+           std::vector<const MathFunction*>& order) {
+  if (f == nullptr || !seen.insert(f->name).second) return;
+  for (const std::string& dep : f->dependencies) visit(math_function_by_name(dep), seen, order);
+  order.push_back(f);
+}
+
+}  // namespace
+
+const std::vector<MathFunction>& math_library() {
+  static const std::vector<MathFunction> library = build_library();
+  return library;
+}
+
+const MathFunction* math_function(vyre::UnOp op, vyre::Type type) {
+  if (!math::is_library_op(op)) return nullptr;
+  if (type != vyre::Type::F32 && type != vyre::Type::F64) return nullptr;
+  return math_function_by_name(function_name(op, type));
+}
+
+const MathFunction* math_function_by_name(std::string_view name) {
+  const auto& index = by_name();
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
+}
+
+std::vector<const MathFunction*> math_closure(const std::vector<const MathFunction*>& roots) {
+  std::set<std::string> seen;
+  std::vector<const MathFunction*> order;
+  for (const MathFunction* f : roots) visit(f, seen, order);
+  return order;
+}
+
+}  // namespace vyre::cuda

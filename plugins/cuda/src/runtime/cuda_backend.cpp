@@ -1,0 +1,115 @@
+#include "runtime/cuda_backend.hpp"
+
+#include "runtime/cuda_program.hpp"
+#include "runtime/device_work.hpp"
+#include "runtime/host_dispatch.hpp"
+#include "runtime/pipeline.hpp"
+#include "runtime/resident_buffer.hpp"
+#include "runtime/resident_dispatch.hpp"
+#include "runtime/resident_transfer.hpp"
+#include "runtime/sequence.hpp"
+
+namespace vyre::cuda {
+
+CudaBackend::~CudaBackend() {
+  try {
+    runtime_->bind();
+  } catch (...) {
+    // Teardown goes on regardless.
+  }
+}
+
+void CudaBackend::device_profile(vyre_device_profile& out) {
+  fill_profile(runtime_->device(), runtime_->target().name(), out);
+}
+
+std::shared_ptr<kit::CompiledProgram> CudaBackend::compile(Program program, std::string fingerprint) {
+  runtime_->bind();
+  auto module = runtime_->modules().get(program, fingerprint);
+  return std::make_shared<CudaProgram>(std::move(program), std::move(fingerprint), std::move(module));
+}
+
+void CudaBackend::dispatch(const kit::HostDispatch& dispatch) {
+  HostRun::start(runtime_, dispatch, false)->wait(UINT64_MAX);
+}
+
+std::unique_ptr<kit::Pending> CudaBackend::dispatch_async(const kit::HostDispatch& dispatch) {
+  return std::make_unique<CudaPending>(HostRun::start(runtime_, dispatch, false));
+}
+
+kit::Timing CudaBackend::dispatch_timed(const kit::HostDispatch& dispatch) {
+  auto run = HostRun::start(runtime_, dispatch, true);
+  run->wait(UINT64_MAX);
+  const kit::Timing timing = run->timing();
+  record_timing(timing);
+  return timing;
+}
+
+std::shared_ptr<kit::ResidentBuffer> CudaBackend::resident_alloc(std::uint64_t byte_len) {
+  return std::make_shared<CudaResident>(runtime_, byte_len);
+}
+
+void CudaBackend::resident_free(kit::ResidentBuffer& buffer) { cuda_resident(buffer).release(); }
+
+void CudaBackend::resident_upload(std::span<const kit::ResidentWrite> writes) {
+  upload_resident(*runtime_, writes);
+}
+
+void CudaBackend::resident_download(std::span<const kit::ResidentRead> reads) {
+  download_resident(*runtime_, reads);
+}
+
+std::unique_ptr<kit::Pending> CudaBackend::dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) {
+  auto run = ResidentRun::start(runtime_, dispatch, false);
+  if (!wait) return std::make_unique<CudaPending>(std::move(run));
+  run->wait(UINT64_MAX);
+  return nullptr;
+}
+
+kit::Timing CudaBackend::dispatch_resident_timed(const kit::ResidentDispatch& dispatch) {
+  auto run = ResidentRun::start(runtime_, dispatch, true);
+  run->wait(UINT64_MAX);
+  const kit::Timing timing = run->timing();
+  record_timing(timing);
+  return timing;
+}
+
+void CudaBackend::sequence_run(const kit::Sequence& sequence) { run_sequence(*runtime_, sequence); }
+
+std::shared_ptr<kit::Pipeline> CudaBackend::pipeline_create(std::shared_ptr<const kit::CompiledProgram> program,
+                                                            const DispatchConfig& config, std::uint32_t flags) {
+  cuda_program(*program);
+  return std::make_shared<CudaPipeline>(runtime_, std::move(program), config, flags);
+}
+
+void CudaBackend::pipeline_dispatch(kit::Pipeline& pipeline, const kit::HostDispatch& dispatch) {
+  auto* cuda = dynamic_cast<CudaPipeline*>(&pipeline);
+  if (cuda == nullptr) {
+    fail(VYRE_ERR_INVALID_HANDLE, "The pipeline was not created by the cuda backend",
+         "create pipelines with the instance that dispatches them");
+  }
+  cuda->dispatch(dispatch);
+}
+
+std::vector<kit::Metric> CudaBackend::metrics() {
+  std::vector<kit::Metric> metrics = runtime_->telemetry().snapshot();
+  // Device memory as the driver sees it now (other processes included).
+  runtime_->bind();
+  const auto [free_bytes, total_bytes] = runtime_->memory_info();
+  metrics.push_back(kit::Metric{"device_memory_free_bytes", free_bytes});
+  metrics.push_back(kit::Metric{"device_memory_total_bytes", total_bytes});
+  return metrics;
+}
+
+void CudaBackend::metrics_reset() { runtime_->telemetry().reset(); }
+
+void CudaBackend::record_timing(const kit::Timing& timing) {
+  Telemetry& telemetry = runtime_->telemetry();
+  Telemetry::add(telemetry.timed_dispatches);
+  Telemetry::add(telemetry.timed_wall_ns, timing.wall_ns);
+  Telemetry::add(telemetry.timed_device_ns, timing.device_ns);
+  Telemetry::add(telemetry.timed_enqueue_ns, timing.enqueue_ns);
+  Telemetry::add(telemetry.timed_wait_ns, timing.wait_ns);
+}
+
+}  // namespace vyre::cuda

@@ -1,0 +1,98 @@
+#include "runtime/resident_buffer.hpp"
+
+#include <algorithm>
+
+#include "vyre/error.hpp"
+
+namespace vyre::cuda {
+
+CudaResident::CudaResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_len)
+    : kit::ResidentBuffer(byte_len), runtime_(std::move(runtime)) {
+  Runtime& rt = *runtime_;
+  rt.bind();
+  rt.reserve_resident(byte_len);
+  try {
+    memory_ = rt.device_memory().acquire(byte_len);
+    if (byte_len != 0) {
+      StreamLease stream = rt.streams().acquire();
+      const Driver& driver = rt.driver();
+      driver.check(driver.cuMemsetD8Async(memory_.address(), 0, byte_len, stream.get()),
+                   "cuMemsetD8Async(resident)");
+      EventRef fence = rt.events().acquire();
+      driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord");
+      last = std::move(fence);
+      Telemetry::add(rt.telemetry().memset_operations);
+    }
+  } catch (...) {
+    memory_ = Block();
+    rt.release_resident(byte_len);
+    throw;
+  }
+  Telemetry::add(rt.telemetry().resident_allocations);
+}
+
+CudaResident::~CudaResident() {
+  try {
+    release();
+  } catch (const std::exception& error) {
+    kit::log(VYRE_LOG_ERROR, std::string("cuda: releasing a resident buffer failed: ") + error.what());
+  }
+}
+
+void CudaResident::release() {
+  if (released_) return;
+  Runtime& rt = *runtime_;
+  rt.bind();
+  EventRef pending;
+  {
+    std::lock_guard lock(rt.order_mutex());
+    pending = std::move(last);
+  }
+  released_ = true;
+  // Wait for the last queued operation before the memory can serve anyone else.
+  if (pending) rt.driver().cuEventSynchronize(pending->get());
+  memory_.release();
+  rt.release_resident(byte_len());
+  Telemetry::add(rt.telemetry().resident_frees);
+}
+
+CudaResident& cuda_resident(kit::ResidentBuffer& buffer) {
+  auto* resident = dynamic_cast<CudaResident*>(&buffer);
+  if (resident == nullptr) {
+    fail(VYRE_ERR_INVALID_HANDLE, "The resident buffer does not belong to the cuda backend",
+         "allocate resident buffers with the instance that uses them");
+  }
+  return *resident;
+}
+
+ResidentOrder::ResidentOrder(Runtime& runtime, drv::CUstream stream)
+    : runtime_(runtime), stream_(stream), lock_(runtime.order_mutex()) {}
+
+void ResidentOrder::use(CudaResident& buffer) {
+  if (std::find(used_.begin(), used_.end(), &buffer) != used_.end()) return;
+  used_.push_back(&buffer);
+  if (!buffer.last) return;
+  runtime_.driver().check(runtime_.driver().cuStreamWaitEvent(stream_, buffer.last->get(), 0),
+                          "cuStreamWaitEvent");
+}
+
+void ResidentOrder::commit(const EventRef& fence) {
+  for (CudaResident* buffer : used_) buffer->last = fence;
+  lock_.unlock();
+}
+
+void InFlightGuard::add(const std::shared_ptr<kit::ResidentBuffer>& buffer) {
+  if (!buffer) return;
+  for (const auto& held : buffers_) {
+    if (held == buffer) return;
+  }
+  buffer->in_flight.fetch_add(1);
+  buffers_.push_back(buffer);
+}
+
+void InFlightGuard::clear() {
+  for (const auto& buffer : buffers_) buffer->in_flight.fetch_sub(1);
+  buffers_.clear();
+}
+
+}  // namespace vyre::cuda

@@ -1,0 +1,73 @@
+// A resident buffer: device memory that outlives dispatches, zero at allocation, counted against
+// the instance's memory budget. Work on resident buffers is queued on many streams; each buffer
+// remembers the event of the last operation queued on it (`last`), and every new operation makes
+// its stream wait for that event first (ResidentOrder). So operations on one buffer run in the
+// order they were queued, work on unrelated buffers overlaps, and nothing synchronises the device.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "runtime/block_pool.hpp"
+#include "runtime/runtime.hpp"
+#include "vyre/plugin_kit.hpp"
+
+namespace vyre::cuda {
+
+class CudaResident final : public kit::ResidentBuffer {
+ public:
+  // Reserve the budget, take device memory, zero it (queued; `last` fences it). Throws
+  // VYRE_ERR_OUT_OF_MEMORY (requested and available bytes) and leaves nothing reserved.
+  CudaResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_len);
+  ~CudaResident() override;
+
+  drv::CUdeviceptr pointer() const { return memory_.address(); }
+  // Wait for the last operation, then give the memory and the budget back. Idempotent.
+  void release();
+
+  EventRef last;  // guarded by Runtime::order_mutex()
+
+ private:
+  std::shared_ptr<Runtime> runtime_;
+  Block memory_;
+  bool released_ = false;
+};
+
+// The CudaResident behind a kit handle; VYRE_ERR_INVALID_HANDLE for another backend's buffer.
+CudaResident& cuda_resident(kit::ResidentBuffer& buffer);
+
+// Orders one operation after the earlier operations on the buffers it touches. Holds the
+// runtime's order mutex from construction to commit, so "wait for last, then become last" is
+// atomic across threads.
+class ResidentOrder {
+ public:
+  ResidentOrder(Runtime& runtime, drv::CUstream stream);
+  // The stream waits for `buffer`'s last operation (once per buffer).
+  void use(CudaResident& buffer);
+  // Every used buffer's last operation becomes the one `fence` ends.
+  void commit(const EventRef& fence);
+
+ private:
+  Runtime& runtime_;
+  drv::CUstream stream_;
+  std::unique_lock<std::mutex> lock_;
+  std::vector<CudaResident*> used_;
+};
+
+// Adds one in-flight use to each distinct buffer for the guard's life (the kit refuses
+// resident_free while a buffer is in flight).
+class InFlightGuard {
+ public:
+  InFlightGuard() = default;
+  void add(const std::shared_ptr<kit::ResidentBuffer>& buffer);
+  void clear();
+  ~InFlightGuard() { clear(); }
+  InFlightGuard(const InFlightGuard&) = delete;
+  InFlightGuard& operator=(const InFlightGuard&) = delete;
+  const std::vector<std::shared_ptr<kit::ResidentBuffer>>& buffers() const { return buffers_; }
+
+ private:
+  std::vector<std::shared_ptr<kit::ResidentBuffer>> buffers_;
+};
+
+}  // namespace vyre::cuda

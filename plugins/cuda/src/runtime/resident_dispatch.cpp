@@ -1,0 +1,117 @@
+#include "runtime/resident_dispatch.hpp"
+
+#include <cstring>
+
+#include "runtime/byte_ranges.hpp"
+
+namespace vyre::cuda {
+namespace {
+
+constexpr std::uint64_t kAlignment = 256;
+
+}  // namespace
+
+std::vector<drv::CUdeviceptr> bind_resident(Runtime& runtime, const kit::ResidentDispatch& dispatch,
+                                            bool allow_host, Block& staging, Block& device,
+                                            drv::CUstream stream) {
+  const Program& program = dispatch.program->program();
+  std::vector<std::uint64_t> host_sizes;
+  for (std::size_t i = 0; i < dispatch.bindings.size(); ++i) {
+    const kit::Binding& binding = dispatch.bindings[i];
+    host_sizes.push_back(binding.resident ? 0 : binding.host.size());
+    if (!binding.resident && program.buffers[i].access != Access::Workgroup && !allow_host) {
+      fail(VYRE_ERR_INVALID_ARGUMENT,
+           "Sequence step binds host bytes to buffer `" + program.buffers[i].name + "`",
+           "bind every buffer of a sequence step to a resident buffer (upload the bytes first)");
+    }
+  }
+  std::uint64_t total = 0;
+  const auto offsets = pack_offsets(host_sizes, kAlignment, &total);
+  staging = runtime.staging().acquire(total);
+  device = runtime.device_memory().acquire(total);
+  std::vector<drv::CUdeviceptr> pointers(program.buffers.size(), 0);
+  const Driver& driver = runtime.driver();
+  for (std::size_t i = 0; i < dispatch.bindings.size() && i < program.buffers.size(); ++i) {
+    const kit::Binding& binding = dispatch.bindings[i];
+    if (program.buffers[i].access == Access::Workgroup) continue;
+    if (binding.resident) {
+      pointers[i] = cuda_resident(*binding.resident).pointer();
+      continue;
+    }
+    pointers[i] = device.address() + offsets[i];
+    if (binding.host.empty()) continue;
+    std::memcpy(staging.host() + offsets[i], binding.host.data(), binding.host.size());
+    driver.check(driver.cuMemcpyHtoDAsync(pointers[i], staging.host() + offsets[i], binding.host.size(), stream),
+                 "cuMemcpyHtoDAsync(host binding)");
+    Telemetry::add(runtime.telemetry().h2d_operations);
+    Telemetry::add(runtime.telemetry().h2d_bytes, binding.host.size());
+  }
+  return pointers;
+}
+
+ResidentRun::ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch)
+    : DeviceWork(std::move(runtime), "resident dispatch"), program_(dispatch.program) {}
+
+std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime,
+                                                const kit::ResidentDispatch& dispatch, bool timed) {
+  const auto started = std::chrono::steady_clock::now();
+  runtime->bind();
+  const ExecPlan plan = plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry);
+  for (const kit::Binding& binding : dispatch.bindings) {
+    if (binding.resident) cuda_resident(*binding.resident);  // foreign handles fail before queuing
+  }
+  std::unique_ptr<ResidentRun> run(new ResidentRun(std::move(runtime), dispatch));
+  run->started_ = started;
+  run->queue(dispatch, plan, timed);
+  run->enqueue_ns_ = elapsed_ns(started);
+  return run;
+}
+
+void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed) {
+  Runtime& rt = runtime();
+  const Driver& driver = rt.driver();
+  const drv::CUstream s = stream();
+  for (const kit::Binding& binding : dispatch.bindings) in_flight_.add(binding.resident);
+
+  // The blocks live in blocks_ from the start, so a failure part-way keeps them until the stream
+  // has drained (DeviceWork).
+  blocks_.resize(3);
+  Block& staging = blocks_[0];
+  Block& device = blocks_[1];
+  Block& barrier = blocks_[2];
+  barrier = rt.device_memory().acquire(plan.grid_barrier_bytes);
+  ResidentOrder order(rt, s);
+  for (const auto& buffer : in_flight_.buffers()) order.use(cuda_resident(*buffer));
+  if (timed) {
+    timing_start_ = rt.events().acquire(true);
+    timing_end_ = rt.events().acquire(true);
+    driver.check(driver.cuEventRecord(timing_start_->get(), s), "cuEventRecord(start)");
+  }
+  auto pointers = bind_resident(rt, dispatch, true, staging, device, s);
+  enqueue_execution(rt, plan, make_bindings(plan, std::move(pointers), dispatch.buffer_elements), s,
+                    barrier.address());
+  if (timed) driver.check(driver.cuEventRecord(timing_end_->get(), s), "cuEventRecord(end)");
+  Telemetry::add(rt.telemetry().dispatches);
+  seal();
+  order.commit(fence_);
+}
+
+void ResidentRun::on_finish() { in_flight_.clear(); }
+
+kit::Timing ResidentRun::timing() const {
+  kit::Timing timing;
+  timing.wall_ns = elapsed_ns(started_);
+  timing.enqueue_ns = enqueue_ns_;
+  timing.wait_ns = wait_ns();
+  if (timing_start_ && timing_end_) {
+    float ms = 0.0f;
+    if (runtime_->driver().cuEventElapsedTime(&ms, timing_start_->get(), timing_end_->get()) ==
+        drv::CUDA_SUCCESS) {
+      timing.device_ns = static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+      timing.has_device_ns = true;
+    }
+  }
+  return timing;
+}
+
+}  // namespace vyre::cuda

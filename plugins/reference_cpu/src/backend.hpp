@@ -1,0 +1,59 @@
+// The reference CPU backend: vyre::kit::Backend over the compiled interpreter. Host dispatches run
+// on staged copies (no output byte is written unless the dispatch succeeds); resident buffers are
+// host memory; everything completes before the call returns.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "executable.hpp"
+#include "launcher.hpp"
+#include "thread_pool.hpp"
+#include "vyre/plugin_kit.hpp"
+
+namespace vyre::refcpu {
+
+class ReferenceBackend final : public kit::Backend {
+ public:
+  explicit ReferenceBackend(const kit::CreateOptions& options);
+
+  void device_profile(vyre_device_profile& out) override;
+  std::shared_ptr<kit::CompiledProgram> compile(Program program, std::string fingerprint) override;
+
+  void dispatch(const kit::HostDispatch& dispatch) override;
+
+  std::shared_ptr<kit::ResidentBuffer> resident_alloc(std::uint64_t byte_len) override;
+  void resident_free(kit::ResidentBuffer& buffer) override;
+  void resident_upload(std::span<const kit::ResidentWrite> writes) override;
+  void resident_download(std::span<const kit::ResidentRead> reads) override;
+  std::unique_ptr<kit::Pending> dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) override;
+
+  std::vector<kit::Metric> metrics() override;
+  void metrics_reset() override;
+
+ private:
+  void run(const Executable& exe, const LaunchGeometry& geometry, std::span<const MemView> buffers);
+  void run_resident(const kit::ResidentDispatch& dispatch);
+
+  unsigned workers_ = 1;
+  bool reverse_ = false;
+  std::uint64_t memory_budget_ = 0;
+  std::unique_ptr<ThreadPool> pool_;
+
+  std::atomic<std::uint64_t> resident_bytes_{0};
+  struct Counters {
+    std::atomic<std::uint64_t> programs{0};
+    std::atomic<std::uint64_t> dispatches{0};
+    std::atomic<std::uint64_t> resident_dispatches{0};
+    std::atomic<std::uint64_t> workgroups{0};
+    std::atomic<std::uint64_t> invocations{0};
+    std::atomic<std::uint64_t> bytes_in{0};
+    std::atomic<std::uint64_t> bytes_out{0};
+    std::atomic<std::uint64_t> execution_errors{0};
+  } counters_;
+};
+
+}  // namespace vyre::refcpu

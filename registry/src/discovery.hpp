@@ -1,0 +1,21 @@
+// Where plugins are looked for, and which files in a directory are plugins.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "vyre/registry.hpp"
+
+namespace vyre::registry_detail {
+
+struct SearchDir {
+  std::filesystem::path path;
+  bool explicit_dir = false;  // from options or VYRE_PLUGIN_PATH: warn when missing
+};
+
+std::vector<SearchDir> search_dirs(const RegistryOptions& options);
+
+// Files named libvyre_*.so directly in `dir`, sorted by name.
+std::vector<std::filesystem::path> plugin_files(const std::filesystem::path& dir);
+
+}  // namespace vyre::registry_detail

@@ -1,0 +1,203 @@
+// The Registry: loading everything discovered, lookups and instance creation.
+#include "vyre/registry.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <system_error>
+
+#include "discovery.hpp"
+#include "loader.hpp"
+
+namespace vyre {
+
+namespace fs = std::filesystem;
+
+struct Registry::Loaded {
+  registry_detail::LoadedPlugin plugin;
+};
+
+bool PluginInfo::supports(std::string_view op) const {
+  return std::binary_search(op_ids.begin(), op_ids.end(), op);
+}
+
+std::vector<std::string_view> capability_names(std::uint64_t capabilities) {
+  static constexpr std::string_view kNames[] = {
+      "dispatch", "async", "timed", "resident", "sequence", "compiled_pipeline", "graph_replay",
+      "aot", "f16", "bf16", "f64", "int64", "subgroup", "grid_sync", "atomics", "reference_oracle"};
+  std::vector<std::string_view> names;
+  for (std::size_t bit = 0; bit < std::size(kNames); ++bit)
+    if (capabilities & (1ull << bit)) names.push_back(kNames[bit]);
+  return names;
+}
+
+Registry::Registry(RegistryOptions options)
+    : options_(std::move(options)), sink_(std::make_shared<LogSink>(options_.log)) {
+  load_all();
+}
+
+Registry::~Registry() = default;
+
+void Registry::log(int level, std::string_view message) const {
+  if (!*sink_) return;
+  try {
+    (*sink_)(level, message);
+  } catch (...) {
+    // Logging never fails the operation it describes.
+  }
+}
+
+void Registry::load_all() {
+  std::set<fs::path> seen;  // canonical paths already tried
+  for (const registry_detail::SearchDir& dir : registry_detail::search_dirs(options_)) {
+    std::error_code ec;
+    if (!fs::is_directory(dir.path, ec)) {
+      log(dir.explicit_dir ? VYRE_LOG_WARN : VYRE_LOG_DEBUG,
+          "plugin directory " + dir.path.string() + " does not exist; skipped");
+      continue;
+    }
+    search_dirs_.push_back(dir.path);
+    for (const fs::path& file : registry_detail::plugin_files(dir.path)) {
+      const fs::path canonical = fs::weakly_canonical(file, ec);
+      if (!seen.insert(ec ? file : canonical).second) continue;
+      load_file(ec ? file : canonical);
+    }
+  }
+  std::stable_sort(plugins_.begin(), plugins_.end(), [](const PluginInfo& a, const PluginInfo& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.id < b.id;
+  });
+}
+
+void Registry::load_file(const fs::path& path) {
+  try {
+    registry_detail::LoadedPlugin plugin = registry_detail::load_plugin(path, sink_);
+    if (const PluginInfo* existing = find(plugin.info.id))
+      throw registry_detail::Rejection{"duplicate id '" + plugin.info.id + "' (already loaded from " +
+                                       existing->path.string() + ")"};
+    log(VYRE_LOG_INFO, "loaded backend '" + plugin.info.id + "' " + plugin.info.version + " (rank " +
+                           std::to_string(plugin.info.rank) + ", " +
+                           std::to_string(plugin.info.op_ids.size()) + " ops) from " + path.string());
+    plugins_.push_back(plugin.info);
+    loaded_.push_back(std::make_unique<Loaded>(Loaded{std::move(plugin)}));
+  } catch (const registry_detail::Rejection& r) {
+    log(VYRE_LOG_WARN, "rejected plugin " + path.string() + ": " + r.reason);
+    rejected_.push_back({path, r.reason});
+  }
+}
+
+const PluginInfo* Registry::find(std::string_view id) const {
+  for (const PluginInfo& p : plugins_)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::ids() const {
+  std::vector<std::string> out;
+  for (const PluginInfo& p : plugins_) out.push_back(p.id);
+  return out;
+}
+
+const Registry::Loaded& Registry::loaded(std::string_view id) const {
+  for (const auto& l : loaded_)
+    if (l->plugin.info.id == id) return *l;
+  std::string available;
+  for (const PluginInfo& p : plugins_) available += (available.empty() ? "" : ", ") + p.id;
+  fail(VYRE_ERR_NOT_FOUND,
+       "no backend '" + std::string(id) + "' is loaded (available: " +
+           (available.empty() ? std::string("none") : available) + ")",
+       "pick one of the available ids, or add the plugin's directory with --plugins DIR or "
+       "VYRE_PLUGIN_PATH (`vyre backends` lists what loaded and why others were rejected)");
+}
+
+const vyre_backend_fns* Registry::fns(std::string_view id) const { return loaded(id).plugin.fns; }
+
+std::shared_ptr<void> Registry::keep_alive(std::string_view id) const {
+  return loaded(id).plugin.keep_alive;
+}
+
+host::Backend Registry::create(std::string_view id, const host::CreateOptions& options) const {
+  const Loaded& l = loaded(id);
+  return host::Backend::create(l.plugin.fns, l.plugin.keep_alive, options, l.plugin.info.id);
+}
+
+std::optional<std::string> Registry::probe(std::string_view id) const {
+  try {
+    create(id);
+    return std::nullopt;
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+}
+
+host::Backend Registry::backend(std::string_view id) {
+  const Loaded& l = loaded(id);  // NOT_FOUND before anything is cached
+  std::lock_guard lock(mutex_);
+  if (auto it = instances_.find(id); it != instances_.end()) return it->second;
+  if (auto it = create_failures_.find(id); it != create_failures_.end()) throw it->second;
+  try {
+    host::Backend backend = host::Backend::create(l.plugin.fns, l.plugin.keep_alive, {}, l.plugin.info.id);
+    instances_.emplace(std::string(id), backend);
+    return backend;
+  } catch (const Error& e) {
+    create_failures_.emplace(std::string(id), e);
+    throw;
+  }
+}
+
+std::optional<host::Backend> Registry::try_backend(const PluginInfo& plugin, std::string& failure) {
+  try {
+    return backend(plugin.id);
+  } catch (const Error& e) {
+    failure = e.what();
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> Registry::forced_backend() const {
+  if (!options_.use_environment) return std::nullopt;
+  const char* forced = std::getenv("VYRE_BACKEND");
+  if (forced == nullptr || *forced == '\0') return std::nullopt;
+  return std::string(forced);
+}
+
+std::vector<const PluginInfo*> Registry::candidates_in_order() const {
+  std::vector<const PluginInfo*> out;
+  for (const PluginInfo& p : plugins_)
+    if (!p.is_reference_oracle()) out.push_back(&p);
+  for (const PluginInfo& p : plugins_)
+    if (p.is_reference_oracle()) out.push_back(&p);
+  return out;
+}
+
+Route Registry::select() {
+  if (auto forced = forced_backend()) {
+    Route route{backend(*forced), find(*forced), {}, "VYRE_BACKEND=" + *forced};
+    log(VYRE_LOG_INFO, "selected backend '" + *forced + "' (forced by VYRE_BACKEND)");
+    return route;
+  }
+  std::string skipped;
+  for (const PluginInfo* plugin : candidates_in_order()) {
+    std::string failure;
+    std::optional<host::Backend> backend = try_backend(*plugin, failure);
+    if (!backend) {
+      log(VYRE_LOG_WARN, "skipping backend '" + plugin->id + "': " + failure);
+      skipped += "\n  " + plugin->id + ": " + failure;
+      continue;
+    }
+    std::string reason = "best-ranked available backend (rank " + std::to_string(plugin->rank) + ")";
+    if (plugin->is_reference_oracle()) {
+      reason = "no other backend is available; using the reference oracle as the last resort";
+      log(VYRE_LOG_WARN, "selected '" + plugin->id + "': " + reason);
+    } else {
+      log(VYRE_LOG_INFO, "selected backend '" + plugin->id + "': " + reason);
+    }
+    return Route{*backend, plugin, {}, reason};
+  }
+  fail(VYRE_ERR_NO_DEVICE,
+       plugins_.empty() ? std::string("no backend plugin is loaded")
+                        : "no loaded backend can create an instance here:" + skipped,
+       "build or install a plugin (see `vyre backends` for the search directories and rejected "
+       "plugins), or fix the reason its create fails");
+}
+
+}  // namespace vyre

@@ -1,0 +1,322 @@
+// Inspects the emitter's PTX without a GPU: float rounding and flush-to-zero rules, the entry
+// parameter lists against KernelEntry::params, predicated out-of-bounds accesses, execution modes
+// (tail guard, grid barrier, phases), targets and the declared op set.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "codegen/entry_parts.hpp"
+#include "lowering.hpp"
+#include "math/math_library.hpp"
+#include "program_corpus.hpp"
+#include "ptx_text.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/error.hpp"
+#include "vyre/ops.hpp"
+
+namespace {
+
+using namespace vyre::dsl;
+using vyre::Access;
+using vyre::Type;
+namespace cuda = vyre::cuda;
+
+const cuda::Target kSm90{90};
+
+struct Lowered {
+  std::string label;
+  cuda::LoweredProgram lowered;
+};
+
+const std::vector<Lowered>& lowered_corpus() {
+  static const std::vector<Lowered> corpus = [] {
+    auto programs = ptx_test::op_corpus(cuda::lowered_ops(kSm90));
+    auto structures = ptx_test::structure_corpus();
+    programs.insert(programs.end(), structures.begin(), structures.end());
+    std::vector<Lowered> out;
+    for (const auto& p : programs) out.push_back({p.label, cuda::lower(p.program, kSm90)});
+    return out;
+  }();
+  return corpus;
+}
+
+bool contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string expected_param(const cuda::KernelParam& param) {
+  std::string type = param.bytes == 8 ? ".u64" : ".u32";
+  return ".param " + type + " " + cuda::codegen::param_name(param);
+}
+
+std::vector<cuda::KernelEntry> all_entries(const cuda::LoweredProgram& lowered) {
+  std::vector<cuda::KernelEntry> entries{lowered.whole};
+  entries.insert(entries.end(), lowered.phases.begin(), lowered.phases.end());
+  return entries;
+}
+
+const ptx_test::EntryText& find_entry(const std::vector<ptx_test::EntryText>& entries,
+                                      const std::string& name) {
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
+  REQUIRE(it != entries.end());
+  return *it;
+}
+
+bool is_float_op(const std::string& op) { return contains(op, ".f32") || contains(op, ".f64"); }
+
+vyre::Program elementwise() {
+  vyre::ProgramBuilder b;
+  b.workgroup(128);
+  auto x = b.buffer("x", Access::Read, Type::F32);
+  auto y = b.buffer("y", Access::Output, Type::F32, 1000);
+  auto i = b.let("i", invocation_id(0));
+  b.store(y, i, x[i] / f32(3.0f));
+  return b.build();
+}
+
+vyre::Program with_barrier() {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto y = b.buffer("y", Access::Output, Type::U32, 64);
+  b.barrier();
+  b.store(y, invocation_id(0), u32(1));
+  return b.build();
+}
+
+vyre::Program grid_synced(std::uint32_t syncs) {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto wg = b.buffer("wg", Access::Workgroup, Type::U32, 5);
+  auto y = b.buffer("y", Access::ReadWrite, Type::U32, 64);
+  for (std::uint32_t s = 0; s <= syncs; ++s) {
+    if (s > 0) b.grid_sync();
+    b.store(wg, local_id(0), u32(s));
+    b.store(y, invocation_id(0), y[invocation_id(0)] + wg[u32(0)]);
+  }
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("no instruction flushes subnormals and float div/sqrt/rcp round to nearest even") {
+  std::size_t checked = 0;
+  for (const auto& [label, lowered] : lowered_corpus()) {
+    INFO(label);
+    CHECK_FALSE(contains(lowered.ptx, ".ftz"));
+    for (const auto& entry : ptx_test::entries(lowered.ptx)) {
+      for (const auto& instruction : entry.instructions) {
+        std::string op = ptx_test::opcode(instruction);
+        INFO(instruction);
+        CHECK_FALSE(contains(op, ".approx"));
+        bool rounded_op = op.rfind("div.", 0) == 0 || op.rfind("sqrt.", 0) == 0 ||
+                          op.rfind("rcp.", 0) == 0 || op.rfind("add.", 0) == 0 ||
+                          op.rfind("sub.", 0) == 0 || op.rfind("mul.", 0) == 0 ||
+                          op.rfind("fma.", 0) == 0;
+        if (!rounded_op || !is_float_op(op)) continue;
+        CHECK(contains(op, ".rn."));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("every entry's parameter list is exactly its KernelEntry::params") {
+  for (const auto& [label, lowered] : lowered_corpus()) {
+    INFO(label);
+    auto texts = ptx_test::entries(lowered.ptx);
+    auto entries = all_entries(lowered);
+    REQUIRE(texts.size() == entries.size());
+    for (const auto& entry : entries) {
+      const auto& text = find_entry(texts, entry.name);
+      REQUIRE(text.params.size() == entry.params.size());
+      for (std::size_t i = 0; i < entry.params.size(); ++i)
+        CHECK(text.params[i] == expected_param(entry.params[i]));
+    }
+  }
+}
+
+TEST_CASE("parameter layout follows lowering.hpp") {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  b.buffer("a", Access::Read, Type::U8);
+  b.buffer("w", Access::Workgroup, Type::U32, 4);
+  b.buffer("o", Access::Output, Type::U32, 8);
+  b.store(vyre::Buf{"o"}, invocation_id(0), vyre::Buf{"a"}[invocation_id(0)]);
+  auto lowered = cuda::lower(b.build(), kSm90);
+  const auto& params = lowered.whole.params;
+  REQUIRE(params.size() == 6);
+  CHECK((params[0].kind == cuda::ParamKind::BufferPointer && params[0].buffer == 0 && params[0].bytes == 8));
+  CHECK((params[1].kind == cuda::ParamKind::BufferPointer && params[1].buffer == 2));
+  CHECK((params[2].kind == cuda::ParamKind::ElementCount && params[2].buffer == 0 && params[2].bytes == 4));
+  CHECK((params[3].kind == cuda::ParamKind::ElementCount && params[3].buffer == 2));
+  CHECK(params[4].kind == cuda::ParamKind::DispatchN);
+  CHECK(params[5].kind == cuda::ParamKind::TailGuard);
+  CHECK(lowered.whole.shared_bytes == 16);
+  CHECK_FALSE(lowered.whole.cooperative);
+  CHECK(lowered.phases.empty());
+  CHECK(lowered.grid_barrier_bytes == 0);
+}
+
+TEST_CASE("buffer loads, stores and atomics are predicated on their bounds") {
+  std::size_t stores = 0;
+  for (const auto& [label, lowered] : lowered_corpus()) {
+    INFO(label);
+    for (const auto& entry : ptx_test::entries(lowered.ptx)) {
+      std::size_t unpredicated_shared_stores = 0;
+      std::size_t zeroing_loops = 0;
+      for (const auto& instruction : entry.instructions) {
+        std::string op = ptx_test::opcode(instruction);
+        INFO(instruction);
+        bool barrier_state = op == "ld.acquire.gpu.global.u32" || op == "st.relaxed.gpu.global.u32" ||
+                             op == "st.release.gpu.global.u32" ||
+                             op == "atom.acq_rel.gpu.global.add.u32";
+        if (barrier_state) continue;  // the grid barrier's own state, not a buffer element
+        if (op.rfind("st.global", 0) == 0 || op.rfind("ld.global", 0) == 0 ||
+            op.rfind("ld.shared", 0) == 0 || op.rfind("atom.", 0) == 0) {
+          CHECK(ptx_test::is_predicated(instruction));
+          stores += op.rfind("st.", 0) == 0;
+        }
+        if (op.rfind("st.shared", 0) == 0 && !ptx_test::is_predicated(instruction))
+          ++unpredicated_shared_stores;
+        if (op == "bra" && contains(instruction, "zero_shared_")) ++zeroing_loops;
+      }
+      // The only unpredicated shared store is the zeroing loop's (one per zeroing).
+      CHECK(unpredicated_shared_stores * 2 == zeroing_loops);
+    }
+  }
+  CHECK(stores > 0);
+}
+
+TEST_CASE("the tail guard is emitted only for programs that allow it") {
+  auto guarded = cuda::lower(elementwise(), kSm90);
+  CHECK(contains(guarded.ptx, "ld.param.u32 %r") );
+  CHECK(std::regex_search(guarded.ptx, std::regex(R"(setp\.ge\.u32 %p\d+, %r\d+, %r\d+;)")));
+  auto full = cuda::lower(with_barrier(), kSm90);
+  // Full-workgroup mode: the tail-guard parameter exists but is never read.
+  auto text = ptx_test::entries(full.ptx).front();
+  for (const auto& instruction : text.instructions) CHECK_FALSE(contains(instruction, "[p_tail_guard]"));
+  CHECK(contains(full.ptx, "bar.sync 0;"));
+}
+
+TEST_CASE("grid_sync programs get a cooperative whole entry and one entry per phase") {
+  auto lowered = cuda::lower(grid_synced(2), kSm90);
+  CHECK(lowered.whole.cooperative);
+  CHECK(lowered.whole.params.back().kind == cuda::ParamKind::GridBarrier);
+  CHECK(lowered.whole.params.back().bytes == 8);
+  CHECK(lowered.grid_barrier_bytes == cuda::codegen::kGridBarrierBytes);
+  REQUIRE(lowered.phases.size() == 3);
+  for (const auto& phase : lowered.phases) {
+    CHECK_FALSE(phase.cooperative);
+    CHECK(phase.params.back().kind == cuda::ParamKind::TailGuard);
+    CHECK(phase.shared_bytes == 32);
+  }
+  auto texts = ptx_test::entries(lowered.ptx);
+  const auto& whole = find_entry(texts, lowered.whole.name);
+  auto count = [&](std::string_view op) {
+    return std::count_if(whole.instructions.begin(), whole.instructions.end(),
+                         [&](const auto& i) { return ptx_test::opcode(i) == op; });
+  };
+  CHECK(count("atom.acq_rel.gpu.global.add.u32") == 2);
+  CHECK(count("st.release.gpu.global.u32") == 2);
+  CHECK(count("ld.acquire.gpu.global.u32") == 4);
+  CHECK(count("fence.acq_rel.gpu") == 4);
+  // No module-level state: nothing but the entries and math functions at module scope.
+  CHECK_FALSE(contains(lowered.ptx, ".global .align"));
+  for (const auto& phase : lowered.phases) {
+    const auto& text = find_entry(texts, phase.name);
+    for (const auto& instruction : text.instructions) CHECK_FALSE(contains(instruction, "acq_rel"));
+  }
+}
+
+TEST_CASE("workgroup buffers that exceed static shared memory are a limit error") {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto big = b.buffer("big", Access::Workgroup, Type::F64, 7000);
+  auto o = b.buffer("o", Access::Output, Type::F64, 32);
+  b.store(o, local_id(0), big[local_id(0)]);
+  try {
+    cuda::lower(b.build(), kSm90);
+    FAIL("expected a limit error");
+  } catch (const vyre::Error& e) {
+    CHECK(e.code() == VYRE_ERR_LIMIT);
+    CHECK(contains(e.what(), "Fix:"));
+  }
+}
+
+TEST_CASE("targets") {
+  CHECK(cuda::parse_target("sm_90").sm == 90);
+  CHECK(cuda::parse_target("86").sm == 86);
+  CHECK(cuda::Target{90}.name() == "sm_90");
+  CHECK(cuda::Target{90}.ptx_isa_version() == "7.8");
+  CHECK(cuda::Target{80}.ptx_isa_version() == "7.0");
+  CHECK(cuda::Target{75}.ptx_isa_version() == "6.3");
+  for (const char* bad : {"", "sm_", "sm_9x", "sm_61", "compute_90", "90a", "sm_999"}) {
+    INFO(bad);
+    try {
+      cuda::parse_target(bad);
+      FAIL("expected an error");
+    } catch (const vyre::Error& e) {
+      CHECK(e.code() == VYRE_ERR_INVALID_ARGUMENT);
+    }
+  }
+  auto lowered = cuda::lower(elementwise(), cuda::Target{80});
+  CHECK(contains(lowered.ptx, ".target sm_80"));
+  CHECK(contains(lowered.ptx, ".version 7.0"));
+}
+
+TEST_CASE("the declared op set is the catalog minus transcendentals the math library lacks") {
+  auto ops = cuda::lowered_ops(kSm90);
+  for (const auto& op : vyre::op_catalog()) {
+    bool library = op.family == vyre::OpFamily::Un &&
+                   (op.un_op == vyre::UnOp::InverseSqrt ||
+                    static_cast<int>(op.un_op) >= static_cast<int>(vyre::UnOp::Exp));
+    bool expected = !library || cuda::math_function(op.un_op, op.type) != nullptr;
+    INFO(op.id);
+    CHECK((std::find(ops.begin(), ops.end(), op.id) != ops.end()) == expected);
+  }
+}
+
+TEST_CASE("transcendentals call the math library, defined once before the entries") {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto x = b.buffer("x", Access::Read, Type::F32);
+  auto y = b.buffer("y", Access::Output, Type::F32, 64);
+  auto i = b.let("i", invocation_id(0));
+  b.store(y, i, un(vyre::UnOp::Exp, x[i]) + un(vyre::UnOp::Exp, x[i] + f32(1.0f)));
+  const auto* exp = cuda::math_function(vyre::UnOp::Exp, Type::F32);
+  if (exp == nullptr) return;  // the library does not provide it; lowered_ops says so
+  auto ptx = cuda::lower(b.build(), kSm90).ptx;
+  std::string marker = std::string(cuda::codegen::kMathMarker) + exp->name;
+  auto first = ptx.find(marker);
+  REQUIRE(first != std::string::npos);
+  CHECK(ptx.find(marker, first + 1) == std::string::npos);
+  CHECK(first < ptx.find(".visible .entry"));
+  CHECK(contains(ptx, "call (vyre_math_ret), " + exp->name + ", (vyre_math_arg);"));
+}
+
+TEST_CASE("literals and canonical NaN stores") {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto y = b.buffer("y", Access::Output, Type::F32, 32);
+  auto d = b.buffer("d", Access::Output, Type::F64, 32);
+  auto h = b.buffer("h", Access::Output, Type::F16, 32);
+  auto g = b.buffer("g", Access::Output, Type::BF16, 32);
+  b.store(y, invocation_id(0), f32(1.5f));
+  b.store(d, invocation_id(0), f64(-2.0));
+  b.store(h, invocation_id(0), f32(0.0f) / f32(0.0f));
+  b.store(g, invocation_id(0), f32(0.0f) / f32(0.0f));
+  auto ptx = cuda::lower(b.build(), kSm90).ptx;
+  CHECK(contains(ptx, "0f3FC00000"));
+  CHECK(contains(ptx, "0dC000000000000000"));
+  CHECK(contains(ptx, "0x7FC00000"));
+  CHECK(contains(ptx, "0x7FF8000000000000"));
+  CHECK(contains(ptx, "0x7E00"));
+  CHECK(contains(ptx, "0x7FC0"));
+  CHECK(contains(ptx, "cvt.rn.f16.f32"));
+  CHECK(contains(ptx, "cvt.rn.bf16.f32"));
+  CHECK_FALSE(contains(cuda::lower(b.build(), cuda::Target{75}).ptx, "bf16"));
+}

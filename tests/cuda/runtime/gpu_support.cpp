@@ -1,0 +1,175 @@
+#include "gpu_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "plugin_loader.hpp"
+#include "vyre/conform/compare.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cudatest {
+namespace {
+
+const LoadedPlugin& plugin(std::string_view id) {
+  static std::mutex mutex;
+  static std::vector<std::pair<std::string, LoadedPlugin>> loaded;
+  std::lock_guard lock(mutex);
+  for (const auto& [name, p] : loaded) {
+    if (name == id) return p;
+  }
+  loaded.emplace_back(std::string(id), load_plugin(plugin_path(id)));
+  const LoadedPlugin& p = loaded.back().second;
+  if (p.status != VYRE_OK) throw std::runtime_error(std::string(id) + " failed to register: " + p.failure);
+  return p;
+}
+
+}  // namespace
+
+bool require_gpu() {
+  try {
+    (void)cuda();
+    return true;
+  } catch (const Error& error) {
+    if (error.code() == VYRE_ERR_NO_DEVICE) {
+      std::printf("SKIP: no usable CUDA device: %s\n", error.what());
+      std::fflush(stdout);
+      std::exit(77);
+    }
+    std::printf("FAIL: creating the cuda backend failed: %s\n", error.what());
+  } catch (const std::exception& error) {
+    std::printf("FAIL: loading the plugins failed: %s\n", error.what());
+  }
+  std::fflush(stdout);
+  std::exit(1);
+}
+
+host::Backend open_backend(std::string_view id, const host::CreateOptions& options) {
+  const LoadedPlugin& p = plugin(id);
+  return host::Backend::create(p.fns, p.library, options, std::string(id));
+}
+
+const host::Backend& cuda() {
+  static const host::Backend backend = open_backend("cuda");
+  return backend;
+}
+
+const host::Backend& reference() {
+  static const host::Backend backend = open_backend("reference_cpu");
+  return backend;
+}
+
+const std::vector<std::string>& cuda_ops() { return plugin("cuda").op_ids; }
+
+std::uint64_t metric(const host::Backend& backend, std::string_view name) {
+  for (const auto& m : backend.metrics()) {
+    if (m.name == name) return m.value;
+  }
+  return 0;
+}
+
+std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || text[0] == '\0') return fallback;
+  return std::strtoull(text, nullptr, 0);
+}
+
+ByteVector random_elements(Type t, std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ByteVector bytes(count * byte_size(t));
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t bits = rng();
+    if (t == Type::Bool) bits &= 1;
+    if (is_float(t)) {
+      const double value = (i % 17 == 0) ? 0.0 : std::ldexp(mantissa(rng), exponent(rng));
+      if (t == Type::F64) {
+        std::memcpy(&bits, &value, 8);
+      } else {
+        const float f = static_cast<float>(value);
+        std::uint32_t b32 = 0;
+        std::memcpy(&b32, &f, 4);
+        bits = b32;
+        if (t == Type::F16 || t == Type::BF16) {
+          // bf16: the top half of f32; f16: a finite half built from sign, exponent, mantissa.
+          bits = t == Type::BF16 ? (b32 >> 16)
+                                 : ((b32 >> 16) & 0x8000) | ((rng() % 30 + 1) << 10) | (rng() & 0x3ff);
+        }
+      }
+    }
+    conform::write_element(t, bits, reinterpret_cast<std::uint8_t*>(bytes.data() + i * byte_size(t)));
+  }
+  return bytes;
+}
+
+std::vector<ByteVector> random_inputs(const Program& program, std::size_t runtime_count, std::uint64_t seed) {
+  std::vector<ByteVector> inputs;
+  for (std::size_t index : program.input_indices()) {
+    const BufferDecl& decl = program.buffers[index];
+    const std::size_t count = decl.count != 0 ? decl.count : runtime_count;
+    inputs.push_back(random_elements(decl.element, count, seed + index * 7919));
+  }
+  return inputs;
+}
+
+std::vector<Bytes> views(const std::vector<ByteVector>& buffers) {
+  std::vector<Bytes> result;
+  for (const auto& buffer : buffers) result.emplace_back(buffer.data(), buffer.size());
+  return result;
+}
+
+std::string element_text(Type t, const ByteVector& bytes, std::size_t index) {
+  const std::size_t size = byte_size(t);
+  if ((index + 1) * size > bytes.size()) return "<out of range>";
+  return conform::format_value(t, conform::read_element(t, reinterpret_cast<const std::uint8_t*>(bytes.data()) + index * size));
+}
+
+bool same_outputs(std::string_view what, const Program& program, const std::vector<ByteVector>& inputs,
+                  const std::vector<ByteVector>& expected, const std::vector<ByteVector>& actual) {
+  if (expected == actual) return true;
+  std::ostringstream out;
+  out << "MISMATCH in " << what << "\n";
+  const auto outputs = program.output_indices();
+  if (expected.size() != actual.size()) {
+    out << "  output count: expected " << expected.size() << ", actual " << actual.size() << "\n";
+  }
+  for (std::size_t j = 0; j < std::min(expected.size(), actual.size()); ++j) {
+    if (expected[j] == actual[j]) continue;
+    const BufferDecl& decl = program.buffers[outputs.at(j)];
+    const std::size_t size = byte_size(decl.element);
+    out << "  output `" << decl.name << "` (" << type_name(decl.element) << "): " << expected[j].size()
+        << " bytes expected, " << actual[j].size() << " actual\n";
+    std::size_t shown = 0;
+    std::size_t differing = 0;
+    for (std::size_t e = 0; e * size < std::min(expected[j].size(), actual[j].size()); ++e) {
+      if (std::memcmp(expected[j].data() + e * size, actual[j].data() + e * size, size) == 0) continue;
+      ++differing;
+      if (shown++ >= 8) continue;
+      out << "    [" << e << "] expected " << element_text(decl.element, expected[j], e) << ", actual "
+          << element_text(decl.element, actual[j], e) << "\n";
+    }
+    out << "    " << differing << " element(s) differ\n";
+  }
+  const auto input_indices = program.input_indices();
+  for (std::size_t i = 0; i < inputs.size() && i < input_indices.size(); ++i) {
+    const BufferDecl& decl = program.buffers[input_indices[i]];
+    out << "  input `" << decl.name << "`[0..4): ";
+    for (std::size_t e = 0; e < 4; ++e) out << element_text(decl.element, inputs[i], e) << "  ";
+    out << "\n";
+  }
+  std::cout << out.str() << std::flush;
+  return false;
+}
+
+std::string example_path(std::string_view name) {
+  return std::string(VYRE_SOURCE_DIR) + "/examples/" + std::string(name);
+}
+
+}  // namespace vyre::cudatest

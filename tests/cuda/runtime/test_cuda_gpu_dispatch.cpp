@@ -1,0 +1,334 @@
+// Host dispatch on the GPU: the examples on both backends, sync/async/timed/pipeline agreement,
+// grid_sync programs both cooperative and split, 8 threads on one instance, device-limit errors
+// before any device work, graph replay of compiled pipelines, caches and telemetry.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "gpu_support.hpp"
+#include "test_programs.hpp"
+#include "vyre/json.hpp"
+
+namespace {
+
+using namespace vyre::cudatest;  // test file: helpers of this suite
+using vyre::DispatchConfig;
+using vyre::Program;
+using vyre::host::ByteVector;
+
+const bool kGpu = require_gpu();
+
+std::vector<ByteVector> expected_outputs(const Program& program, const std::vector<ByteVector>& inputs,
+                                         const DispatchConfig& config = {}) {
+  return reference().dispatch(reference().compile(program), views(inputs), config);
+}
+
+// Checks `f` throws vyre::Error with `code` and a Fix; returns its message.
+template <class F>
+std::string expect_error(F&& f, vyre_status code) {
+  try {
+    f();
+  } catch (const vyre::Error& error) {
+    INFO("message: " << error.what());
+    CHECK(error.code() == code);
+    CHECK(std::string(error.what()).find("Fix: ") != std::string::npos);
+    return error.what();
+  }
+  FAIL("expected vyre::Error " << vyre::status_name(code));
+  return {};
+}
+
+struct Delta {
+  const vyre::host::Backend& backend;
+  std::vector<vyre::host::Metric> before;
+  explicit Delta(const vyre::host::Backend& b) : backend(b), before(b.metrics()) {}
+  std::uint64_t operator()(std::string_view name) const {
+    std::uint64_t old = 0;
+    for (const auto& m : before) {
+      if (m.name == name) old = m.value;
+    }
+    return metric(backend, name) - old;
+  }
+};
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+}  // namespace
+
+TEST_CASE("the device profile describes the GPU") {
+  const vyre_device_profile profile = cuda().device_profile();
+  std::cout << "device: " << profile.name << " (" << profile.target << "), " << profile.multiprocessors
+            << " SMs, " << profile.total_memory_bytes / (1 << 20) << " MiB, " << profile.memory_bandwidth_gbps
+            << " GB/s, driver " << profile.driver_version << ", cooperative " << profile.cooperative_launch
+            << std::endl;
+  CHECK(profile.kind == VYRE_DEVICE_KIND_GPU);
+  CHECK(std::strlen(profile.name) > 0);
+  CHECK(std::string(profile.target).starts_with("sm_"));
+  CHECK(profile.compute_major >= 7);
+  CHECK(profile.multiprocessors > 0);
+  CHECK(profile.subgroup_width == 32);
+  CHECK(profile.max_threads_per_workgroup >= 1024);
+  CHECK(profile.max_grid_size[0] >= 65535);
+  CHECK(profile.total_memory_bytes > (1ull << 30));
+  CHECK(profile.memory_bandwidth_gbps > 0);
+  CHECK(profile.l2_cache_bytes > 0);
+}
+
+TEST_CASE("every example agrees with reference_cpu") {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(example_path(""))) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(!files.empty());
+  for (const auto& file : files) {
+    SUBCASE(file.filename().string().c_str()) {
+      const Program program = vyre::load_program_file(file);
+      const auto inputs = random_inputs(program, 1024, 42);
+      try {
+        const auto expected = expected_outputs(program, inputs);
+        const auto actual = cuda().dispatch(cuda().compile(program), views(inputs));
+        CHECK(same_outputs("example " + file.filename().string(), program, inputs, expected, actual));
+      } catch (const vyre::Error& error) {
+        FAIL("example " << file.filename().string() << ": " << error.what());
+      }
+    }
+  }
+}
+
+TEST_CASE("sync, async, async-into, timed and pipeline dispatch agree with the reference") {
+  std::vector<Program> programs{affine_program(4096), vyre::load_program_file(example_path("saxpy.json")),
+                                vyre::load_program_file(example_path("histogram.json"))};
+  for (std::size_t p = 0; p < programs.size(); ++p) {
+    CAPTURE(p);
+    const Program& program = programs[p];
+    const auto inputs = random_inputs(program, 3000, 7 + p);
+    const auto expected = expected_outputs(program, inputs);
+    const auto compiled = cuda().compile(program);
+
+    CHECK(same_outputs("sync", program, inputs, expected, cuda().dispatch(compiled, views(inputs))));
+
+    auto pending = cuda().dispatch_async(compiled, views(inputs));
+    while (!pending.poll()) std::this_thread::yield();
+    CHECK(same_outputs("async", program, inputs, expected, pending.wait()));
+
+    std::vector<ByteVector> into(expected.size());
+    std::vector<vyre::host::MutableBytes> targets;
+    for (std::size_t j = 0; j < expected.size(); ++j) {
+      into[j].assign(expected[j].size(), std::byte{0xAB});
+      targets.emplace_back(into[j].data(), into[j].size());
+    }
+    auto pending_into = cuda().dispatch_async_into(compiled, views(inputs), targets);
+    CHECK(pending_into.wait_for(UINT64_MAX));
+    CHECK(same_outputs("async into", program, inputs, expected, into));
+
+    Delta delta(cuda());
+    const auto timed = cuda().dispatch_timed(compiled, views(inputs));
+    CHECK(same_outputs("timed", program, inputs, expected, timed.outputs));
+    CHECK(timed.timing.has_device_ns);
+    CHECK(timed.timing.device_ns > 0);
+    CHECK(timed.timing.enqueue_ns > 0);
+    CHECK(timed.timing.wall_ns >= timed.timing.enqueue_ns);
+    CHECK(timed.timing.wall_ns >= timed.timing.wait_ns);
+    CHECK(delta("timed_dispatches") == 1);
+    CHECK(delta("timed_device_ns") == timed.timing.device_ns);
+
+    const auto pipeline = cuda().pipeline(compiled);
+    for (int k = 0; k < 3; ++k) {
+      CHECK(same_outputs("pipeline", program, inputs, expected, pipeline.dispatch(views(inputs))));
+    }
+  }
+}
+
+TEST_CASE("grid_sync programs run cooperatively when the grid fits, split otherwise, agreeing with the reference") {
+  const vyre_device_profile profile = cuda().device_profile();
+  const Program small = rotate_program(4096);      // 16 workgroups: co-resident
+  const Program large = rotate_program(1u << 22);  // 16384 workgroups: more than fit
+  const Program prefix_sum = vyre::load_program_file(example_path("prefix_sum.json"));
+  DispatchConfig fixpoint;
+  fixpoint.fixpoint_iterations = 3;
+
+  auto run = [&](const vyre::host::Backend& backend, const Program& program, const DispatchConfig& config,
+                 const char* what) {
+    const auto inputs = random_inputs(program, 0, 99);
+    const auto expected = expected_outputs(program, inputs, config);
+    const auto actual = backend.dispatch(backend.compile(program), views(inputs), config);
+    CHECK(same_outputs(what, program, inputs, expected, actual));
+  };
+
+  SUBCASE("default instance") {
+    Delta delta(cuda());
+    run(cuda(), small, {}, "rotate 4096 (cooperative)");
+    run(cuda(), prefix_sum, {}, "prefix_sum example (cooperative)");
+    run(cuda(), small, fixpoint, "rotate 4096 x3 fixpoint");
+    if (profile.cooperative_launch) {
+      CHECK(delta("cooperative_launches") == 5);  // 1 + 1 + 3 launches of the whole program
+      CHECK(delta("split_grid_sync_dispatches") == 0);
+    }
+    Delta split(cuda());
+    run(cuda(), large, {}, "rotate 4M (split: grid too large to be co-resident)");
+    CHECK(split("cooperative_launches") == 0);
+    CHECK(split("split_grid_sync_dispatches") == 1);
+    CHECK(split("kernel_launches") == 2);  // one launch per phase
+  }
+  SUBCASE("VYRE_CUDA_FORCE_SPLIT_GRID_SYNC=1") {
+    ScopedEnv force("VYRE_CUDA_FORCE_SPLIT_GRID_SYNC", "1");
+    const auto forced = open_backend("cuda");
+    Delta delta(forced);
+    run(forced, small, {}, "rotate 4096 (forced split)");
+    run(forced, prefix_sum, {}, "prefix_sum example (forced split)");
+    run(forced, small, fixpoint, "rotate 4096 x3 fixpoint (forced split)");
+    CHECK(delta("cooperative_launches") == 0);
+    CHECK(delta("split_grid_sync_dispatches") == 3);
+    CHECK(delta("kernel_launches") == 2 + 2 + 6);
+    // A compiled pipeline of a split grid_sync program replays one captured graph.
+    const auto inputs = random_inputs(small, 0, 5);
+    const auto expected = expected_outputs(small, inputs);
+    const auto pipeline = forced.pipeline(forced.compile(small));
+    Delta graphs(forced);
+    for (int k = 0; k < 4; ++k) {
+      CHECK(same_outputs("split pipeline", small, inputs, expected, pipeline.dispatch(views(inputs))));
+    }
+    CHECK(graphs("graph_builds") == 1);
+    CHECK(graphs("graph_launches") == 4);
+  }
+}
+
+TEST_CASE("8 threads dispatching on one instance each get their own results") {
+  std::vector<Program> programs{affine_program(2048), rotate_program(2048),
+                                vyre::load_program_file(example_path("xor.json"))};
+  struct Job {
+    std::size_t program;
+    std::vector<ByteVector> inputs;
+    std::vector<ByteVector> expected;
+  };
+  std::vector<Job> jobs;
+  std::vector<vyre::host::Program> compiled;
+  for (std::size_t p = 0; p < programs.size(); ++p) {
+    compiled.push_back(cuda().compile(programs[p]));
+    for (std::uint64_t s = 0; s < 4; ++s) {
+      auto inputs = random_inputs(programs[p], 1000 + 100 * s, 1000 * p + s);
+      auto expected = expected_outputs(programs[p], inputs);
+      jobs.push_back(Job{p, std::move(inputs), std::move(expected)});
+    }
+  }
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int iteration = 0; iteration < 40; ++iteration) {
+        const Job& job = jobs[(t * 7 + iteration) % jobs.size()];
+        try {
+          std::vector<ByteVector> actual;
+          switch (iteration % 3) {
+            case 0: actual = cuda().dispatch(compiled[job.program], views(job.inputs)); break;
+            case 1: actual = cuda().dispatch_async(compiled[job.program], views(job.inputs)).wait(); break;
+            default: actual = cuda().dispatch_timed(compiled[job.program], views(job.inputs)).outputs; break;
+          }
+          if (actual != job.expected) {
+            std::lock_guard lock(mutex);
+            same_outputs("concurrent dispatch", programs[job.program], job.inputs, job.expected, actual);
+            failures.push_back("thread " + std::to_string(t) + " iteration " + std::to_string(iteration));
+          }
+        } catch (const std::exception& error) {
+          std::lock_guard lock(mutex);
+          failures.push_back("thread " + std::to_string(t) + ": " + error.what());
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& failure : failures) std::cout << "  " << failure << std::endl;
+  CHECK(failures.empty());
+}
+
+TEST_CASE("device limits fail before any device work and write no output") {
+  const Program program = vyre::load_program_file(example_path("xor.json"));
+  const auto compiled = cuda().compile(program);
+  const auto inputs = random_inputs(program, 0, 3);
+  ByteVector out(4096, std::byte{0xAB});
+  std::vector<vyre::host::MutableBytes> targets{vyre::host::MutableBytes(out.data(), out.size())};
+
+  DispatchConfig deep;  // workgroup z above the device's 64
+  deep.grid = std::array<std::uint32_t, 3>{1, 1, 1};
+  deep.workgroup_override = std::array<std::uint32_t, 3>{1, 1, 128};
+  DispatchConfig tall;  // grid y above 65535
+  tall.grid = std::array<std::uint32_t, 3>{1, 70000, 1};
+  for (const DispatchConfig& config : {deep, tall}) {
+    Delta delta(cuda());
+    const std::string message = expect_error([&] { cuda().dispatch_into(compiled, views(inputs), targets, config); },
+                                             VYRE_ERR_LIMIT);
+    std::cout << "limit error: " << message << std::endl;
+    CHECK(delta("kernel_launches") == 0);
+    CHECK(delta("h2d_operations") == 0);
+    CHECK(delta("memset_operations") == 0);
+    CHECK(std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xAB}; }));
+  }
+}
+
+TEST_CASE("compiled pipelines replay one captured graph per input shape") {
+  const Program program = affine_program(4096);
+  const auto pipeline = cuda().pipeline(cuda().compile(program));
+  Delta delta(cuda());
+  for (int k = 0; k < 10; ++k) {
+    const auto inputs = random_inputs(program, k % 2 == 0 ? 1000 : 3000, 500 + k);
+    CHECK(same_outputs("pipeline shape " + std::to_string(k % 2), program, inputs, expected_outputs(program, inputs),
+                       pipeline.dispatch(views(inputs))));
+  }
+  CHECK(delta("graph_builds") == 2);  // one per shape, never per call
+  CHECK(delta("graph_launches") == 10);
+  CHECK(delta("graph_fallbacks") == 0);
+}
+
+TEST_CASE("caches: the PTX is lowered once per process and each instance loads each module once") {
+  const Program program = increment_program(777);
+  cuda().compile(program);
+  const auto second = open_backend("cuda");
+  Delta delta(second);
+  second.compile(program);
+  second.compile(program);
+  CHECK(delta("ptx_cache_hits") >= 1);
+  CHECK(delta("ptx_cache_misses") == 0);
+  CHECK(delta("module_cache_misses") == 1);
+  CHECK(delta("module_cache_hits") >= 1);
+  const char* cache = std::getenv("CUDA_CACHE_PATH");
+  REQUIRE(cache != nullptr);
+  CHECK(std::filesystem::is_directory(cache));
+}
+
+TEST_CASE("telemetry counts launches, transfers and pooled memory; only the output range is read back") {
+  const Program program = ranged_xor_program(1024, 400, 1200);
+  const auto compiled = cuda().compile(program);
+  const auto inputs = random_inputs(program, 0, 11);
+  const auto expected = expected_outputs(program, inputs);
+  cuda().dispatch(compiled, views(inputs));  // warm the pools
+  Delta delta(cuda());
+  const auto actual = cuda().dispatch(compiled, views(inputs));
+  CHECK(same_outputs("ranged xor", program, inputs, expected, actual));
+  REQUIRE(actual.size() == 1);
+  CHECK(actual[0].size() == 800);
+  CHECK(delta("dispatches") == 1);
+  CHECK(delta("kernel_launches") == 1);
+  CHECK(delta("h2d_operations") == 2);
+  CHECK(delta("h2d_bytes") == 8192);
+  CHECK(delta("d2h_operations") == 1);
+  CHECK(delta("d2h_bytes") == 800);
+  CHECK(delta("memset_operations") == 1);
+  CHECK(delta("device_pool_hits") >= 1);
+  CHECK(delta("device_pool_misses") == 0);
+  CHECK(delta("sync_points") >= 1);
+}

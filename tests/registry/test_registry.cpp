@@ -1,0 +1,272 @@
+// The registry: discovery, per-plugin validation, selection, routing, certificates, lifetimes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "test_support.hpp"
+#include "vyre/builder.hpp"
+
+using namespace vyre;
+using vyre::testing::LogRecorder;
+using vyre::testing::ScopedEnv;
+using vyre::testing::binary_program;
+using vyre::testing::test_registry;
+
+namespace {
+
+std::string reason_for(const Registry& registry, std::string_view file) {
+  for (const RejectedPlugin& r : registry.rejected())
+    if (r.path.filename() == file) return r.reason;
+  return "(not rejected)";
+}
+
+vyre_status code_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return VYRE_OK;
+}
+
+std::string message_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::vector<std::uint32_t> run_xor(host::Backend& backend, const std::vector<std::uint32_t>& a,
+                                   const std::vector<std::uint32_t>& b) {
+  host::Program program = backend.compile(binary_program(BinOp::Xor, static_cast<std::uint32_t>(a.size())));
+  const host::Bytes inputs[] = {host::as_bytes(a), host::as_bytes(b)};
+  return vyre::testing::words(backend.dispatch(program, inputs).at(0));
+}
+
+}  // namespace
+
+TEST_CASE("good plugins load in rank order; each bad one is rejected with its own reason") {
+  LogRecorder log;
+  auto registry = test_registry(&log);
+  CHECK(registry->ids() == std::vector<std::string>{"t_oracle", "t_nodev", "t_copy", "t_wide", "t_throws"});
+  CHECK(registry->rejected().size() == 9);
+
+  CHECK(reason_for(*registry, "libvyre_t_dup.so").find("duplicate id 't_copy'") != std::string::npos);
+  CHECK(reason_for(*registry, "libvyre_t_badid.so").find("invalid id 'Bad-Id'") != std::string::npos);
+  const std::string unknown = reason_for(*registry, "libvyre_t_unknownop.so");
+  CHECK(unknown.find("unknown op ids") != std::string::npos);
+  CHECK(unknown.find("bin.frobnicate.u32") != std::string::npos);
+  CHECK(reason_for(*registry, "libvyre_t_nullslot.so").find("slot 'sequence_run' is NULL") !=
+        std::string::npos);
+  CHECK(reason_for(*registry, "libvyre_t_nosym.so").find("missing symbol vyre_backend_register") !=
+        std::string::npos);
+  CHECK(reason_for(*registry, "libvyre_t_abi2.so").find("built for ABI 2.0") != std::string::npos);
+  CHECK(reason_for(*registry, "libvyre_t_small.so").find("struct_size 16 is below") != std::string::npos);
+  const std::string regfail = reason_for(*registry, "libvyre_t_regfail.so");
+  CHECK(regfail.find("registration failed (no_device)") != std::string::npos);
+  CHECK(regfail.find("refuses to register") != std::string::npos);
+  const std::string garbage = reason_for(*registry, "libvyre_t_garbage.so");
+  CHECK(garbage.find("cannot load") != std::string::npos);
+  CHECK(garbage.find("libvyre_t_garbage.so") != std::string::npos);  // dlerror names the file
+
+  for (const RejectedPlugin& r : registry->rejected()) {
+    CHECK(r.reason.find('\n') == std::string::npos);
+    CHECK(log.contains("rejected plugin " + r.path.string()));
+  }
+  const PluginInfo* copy = registry->find("t_copy");
+  REQUIRE(copy != nullptr);
+  CHECK(copy->rank == 10);
+  CHECK(copy->version == "0.0.1-test");
+  CHECK(copy->supports("bin.xor.u32"));
+  CHECK_FALSE(copy->supports("bin.add.u32"));
+  CHECK(std::is_sorted(copy->op_ids.begin(), copy->op_ids.end()));
+  CHECK(copy->path.filename() == "libvyre_t_copy.so");
+  CHECK(registry->find("t_oracle")->is_reference_oracle());
+}
+
+TEST_CASE("a file reached through two directories loads once") {
+  RegistryOptions options;
+  options.plugin_dirs = {VYRE_TEST_PLUGIN_DIR, std::string(VYRE_TEST_PLUGIN_DIR) + "/."};
+  options.use_environment = false;
+  options.use_default_dirs = false;
+  Registry registry(options);
+  CHECK(registry.plugins().size() == 5);
+  CHECK(registry.rejected().size() == 9);
+  CHECK(registry.search_dirs().size() == 2);
+}
+
+TEST_CASE("VYRE_PLUGIN_PATH is searched, missing directories are skipped with a warning") {
+  ScopedEnv path("VYRE_PLUGIN_PATH", "/nonexistent/vyre-plugins::" VYRE_TEST_PLUGIN_DIR);
+  LogRecorder log;
+  RegistryOptions options;
+  options.use_default_dirs = false;
+  options.log = log.sink();
+  Registry registry(options);
+  CHECK(registry.find("t_copy") != nullptr);
+  CHECK(log.contains("/nonexistent/vyre-plugins does not exist"));
+}
+
+TEST_CASE("selection goes by rank, skips backends whose create fails, and takes the oracle last") {
+  LogRecorder log;
+  auto registry = test_registry(&log);
+  Route route = registry->select();
+  CHECK(route.plugin->id == "t_copy");
+  CHECK(route.backend.label() == "t_copy");
+  CHECK(log.contains("skipping backend 't_nodev'"));
+  CHECK(log.contains("switched off"));
+  CHECK_FALSE(log.contains("reference oracle"));
+}
+
+TEST_CASE("VYRE_BACKEND forces the backend or fails loudly") {
+  SUBCASE("a loaded id") {
+    ScopedEnv env("VYRE_BACKEND", "t_wide");
+    auto registry = test_registry(nullptr, true);
+    CHECK(registry->select().plugin->id == "t_wide");
+    CHECK(registry->route(binary_program(BinOp::Xor, 4)).plugin->id == "t_wide");
+  }
+  SUBCASE("an unknown id lists the available ones") {
+    ScopedEnv env("VYRE_BACKEND", "nope");
+    auto registry = test_registry(nullptr, true);
+    CHECK(code_of([&] { registry->select(); }) == VYRE_ERR_NOT_FOUND);
+    const std::string message = message_of([&] { registry->select(); });
+    CHECK(message.find("no backend 'nope'") != std::string::npos);
+    CHECK(message.find("t_copy, t_wide") != std::string::npos);
+  }
+  SUBCASE("a backend that cannot be created is not replaced by another") {
+    ScopedEnv env("VYRE_BACKEND", "t_nodev");
+    auto registry = test_registry(nullptr, true);
+    CHECK(code_of([&] { registry->select(); }) == VYRE_ERR_NO_DEVICE);
+  }
+  SUBCASE("a backend lacking the program's ops is an error, not a reroute") {
+    ScopedEnv env("VYRE_BACKEND", "t_copy");
+    auto registry = test_registry(nullptr, true);
+    const std::string message = message_of([&] { registry->route(binary_program(BinOp::Add, 4)); });
+    CHECK(message.find("VYRE_BACKEND=t_copy does not support") != std::string::npos);
+    CHECK(message.find("bin.add.u32") != std::string::npos);
+  }
+}
+
+TEST_CASE("explicit ids must succeed or fail loudly; probe reports why create fails") {
+  auto registry = test_registry();
+  host::Backend wide = registry->create("t_wide");
+  CHECK(wide.label() == "t_wide");
+  const std::string missing = message_of([&] { registry->create("t_missing"); });
+  CHECK(missing.find("available: t_oracle, t_nodev, t_copy, t_wide, t_throws") != std::string::npos);
+  CHECK(missing.find("Fix: ") != std::string::npos);
+  CHECK(code_of([&] { registry->create("t_nodev"); }) == VYRE_ERR_NO_DEVICE);
+  CHECK_FALSE(registry->probe("t_copy").has_value());
+  REQUIRE(registry->probe("t_nodev").has_value());
+  CHECK(registry->probe("t_nodev")->find("switched off") != std::string::npos);
+}
+
+TEST_CASE("routing picks the best-ranked available backend covering the program's ops") {
+  LogRecorder log;
+  auto registry = test_registry(&log);
+  SUBCASE("xor: the best rank that has it, not the oracle") {
+    Route route = registry->route(binary_program(BinOp::Xor, 8));
+    CHECK(route.plugin->id == "t_copy");
+    CHECK(std::find(route.ops.begin(), route.ops.end(), "bin.xor.u32") != route.ops.end());
+    CHECK(run_xor(route.backend, {1, 2, 3}, {3, 3, 3}) == std::vector<std::uint32_t>{2, 1, 0});
+  }
+  SUBCASE("add: only t_wide (and the oracle) declare it") {
+    CHECK(registry->route(binary_program(BinOp::Add, 8)).plugin->id == "t_wide");
+  }
+  SUBCASE("sub: t_nodev cannot run here, so the oracle as the last resort") {
+    Route route = registry->route(binary_program(BinOp::Sub, 8));
+    CHECK(route.plugin->id == "t_oracle");
+    CHECK(route.reason.find("last resort") != std::string::npos);
+    CHECK(log.contains("skipping backend 't_nodev'"));
+    CHECK(log.contains("reference oracle as the last resort"));
+  }
+  SUBCASE("mul: nobody has it; the error says what each backend lacks") {
+    const std::string message = message_of([&] { registry->route(binary_program(BinOp::Mul, 8)); });
+    CHECK(message.find("no available backend can run the program") != std::string::npos);
+    CHECK(message.find("t_copy lacks bin.mul.u32") != std::string::npos);
+    CHECK(code_of([&] { registry->route(binary_program(BinOp::Mul, 8)); }) == VYRE_ERR_UNSUPPORTED);
+  }
+  SUBCASE("the config's ops count too") {
+    DispatchConfig config;
+    config.fixpoint_iterations = 3;
+    Route route = registry->route(binary_program(BinOp::Xor, 8), &config);
+    CHECK(route.plugin->id == "t_copy");
+    CHECK(std::find(route.ops.begin(), route.ops.end(), "dispatch.fixpoint") != route.ops.end());
+    // t_wide has add but not dispatch.fixpoint: only the oracle covers both.
+    CHECK(registry->route(binary_program(BinOp::Add, 8), &config).plugin->id == "t_oracle");
+    CHECK(registry->route(binary_program(BinOp::Add, 8)).plugin->id == "t_wide");
+  }
+  SUBCASE("instances are shared between routes") {
+    Route a = registry->route(binary_program(BinOp::Xor, 8));
+    Route b = registry->route(binary_program(BinOp::Xor, 16));
+    CHECK(a.backend.native() == b.backend.native());
+  }
+}
+
+TEST_CASE("certified ops replace declared ops for routing") {
+  auto registry = test_registry();
+  std::vector<std::string> certified = registry->find("t_copy")->op_ids;
+  certified.erase(std::find(certified.begin(), certified.end(), "bin.xor.u32"));
+  registry->set_certified_ops("t_copy", certified);
+  CHECK(registry->has_certified_ops("t_copy"));
+  CHECK(registry->route(binary_program(BinOp::Xor, 4)).plugin->id == "t_wide");
+  registry->clear_certified_ops("t_copy");
+  CHECK(registry->route(binary_program(BinOp::Xor, 4)).plugin->id == "t_copy");
+  CHECK(code_of([&] { registry->set_certified_ops("t_missing", {}); }) == VYRE_ERR_NOT_FOUND);
+}
+
+TEST_CASE("plugin log messages reach the registry's sink with the plugin id") {
+  LogRecorder log;
+  auto registry = test_registry(&log);
+  registry->create("t_copy");
+  CHECK(log.contains("[t_copy] creating an instance of t_copy"));
+}
+
+TEST_CASE("a library stays loaded while anything made from it lives") {
+  host::Backend backend;
+  host::Program program;
+  {
+    auto registry = test_registry();
+    backend = registry->create("t_copy");
+    program = backend.compile(binary_program(BinOp::Xor, 2));
+  }
+  const std::vector<std::uint32_t> a = {5, 6}, b = {1, 1};
+  const host::Bytes inputs[] = {host::as_bytes(a), host::as_bytes(b)};
+  CHECK(vyre::testing::words(backend.dispatch(program, inputs).at(0)) ==
+        std::vector<std::uint32_t>{4, 7});
+}
+
+TEST_CASE("exceptions thrown inside a plugin come back as errors with their codes") {
+  auto registry = test_registry();
+  host::Backend backend = registry->create("t_throws");
+  SUBCASE("std::runtime_error -> internal, with its what()") {
+    Program p = binary_program(BinOp::Xor, 4);
+    p.workgroup_size = {7, 1, 1};
+    const std::string message = message_of([&] { backend.compile(p); });
+    CHECK(code_of([&] { backend.compile(p); }) == VYRE_ERR_INTERNAL);
+    CHECK(message.find("boom in compile") != std::string::npos);
+    CHECK(message.find("t_throws") != std::string::npos);
+    CHECK(message.find("Fix: ") != std::string::npos);
+  }
+  SUBCASE("std::bad_alloc -> out of memory") {
+    host::Program program = backend.compile(binary_program(BinOp::Xor, 1));
+    const std::vector<std::uint32_t> a = {1}, b = {2};
+    const host::Bytes inputs[] = {host::as_bytes(a), host::as_bytes(b)};
+    CHECK(code_of([&] { backend.dispatch(program, inputs); }) == VYRE_ERR_OUT_OF_MEMORY);
+  }
+  SUBCASE("a non-standard exception -> internal") {
+    CHECK(code_of([&] { backend.device_profile(); }) == VYRE_ERR_INTERNAL);
+    CHECK(message_of([&] { backend.device_profile(); }).find("non-standard exception") !=
+          std::string::npos);
+  }
+  SUBCASE("vyre::Error keeps its code and message") {
+    CHECK(code_of([&] { backend.metrics(); }) == VYRE_ERR_DEVICE);
+    CHECK(message_of([&] { backend.metrics(); }).find("metrics exploded") != std::string::npos);
+  }
+}
+
+TEST_CASE("capability names") {
+  CHECK(capability_names(VYRE_CAP_DISPATCH | VYRE_CAP_REFERENCE_ORACLE) ==
+        std::vector<std::string_view>{"dispatch", "reference_oracle"});
+  CHECK(capability_names(0).empty());
+}

@@ -1,0 +1,48 @@
+// Shared fixtures of the registry tests: registries over the test plugin directory, a log
+// recorder, and small programs the test backends can run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vyre/registry.hpp"
+
+namespace vyre::testing {
+
+// Every message a registry logged, in order.
+struct LogRecorder {
+  std::mutex mutex;
+  std::vector<std::pair<int, std::string>> lines;
+
+  LogSink sink();
+  bool contains(std::string_view text);
+  std::string all();
+};
+
+// A registry over the test plugins only (no environment, no default directories).
+std::unique_ptr<Registry> test_registry(LogRecorder* log = nullptr, bool use_environment = false);
+
+// out[i] = a[i] <op> b[i] over `count` u32 elements (a and b runtime-sized, out fixed).
+// op: BinOp::Xor (t_copy and up), Add (t_wide, t_oracle), Sub (t_oracle only).
+Program binary_program(BinOp op, std::uint32_t count);
+// x (read_write, runtime-sized): x[i] = x[i] ^ k[i], with k read.
+Program xor_in_place_program();
+
+std::vector<std::uint32_t> words(const std::vector<std::byte>& bytes);
+std::vector<std::byte> bytes_of(const std::vector<std::uint32_t>& words);
+
+// Scoped environment variable (restored on destruction).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace vyre::testing

@@ -1,0 +1,63 @@
+// vyre backends: what loaded, what was rejected and why, and whether each backend runs here.
+#include <fmt/core.h>
+
+#include "cli.hpp"
+
+namespace vyre::cli {
+
+const std::string_view kBackendsHelp = R"(usage: vyre [global options] backends
+
+Lists the plugin search directories, every backend that loaded (id, version, rank, ABI version,
+capability flags, op count, file) with whether an instance can be created on this machine (and
+why not), and every plugin file that was rejected, with its one-line reason.
+Exit status: 0 (also when some plugins were rejected), 1 when the registry itself fails.
+)";
+
+namespace {
+
+std::string join_names(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out.empty() ? "none" : out;
+}
+
+// "ok (device name)" or "unavailable: reason".
+std::string availability(const Registry& registry, const PluginInfo& plugin) {
+  try {
+    host::Backend backend = registry.create(plugin.id);
+    try {
+      const vyre_device_profile profile = backend.device_profile();
+      return fmt::format("ok ({})", profile.name);
+    } catch (const Error& e) {
+      return fmt::format("ok (device profile failed: {})", e.what());
+    }
+  } catch (const Error& e) {
+    return fmt::format("unavailable: {}", e.what());
+  }
+}
+
+}  // namespace
+
+int run_backends(const GlobalOptions& global, Args& args) {
+  args.finish("backends");
+  const std::unique_ptr<Registry> registry = make_registry(global);
+  fmt::print("search directories:\n");
+  for (const auto& dir : registry->search_dirs()) fmt::print("  {}\n", dir.string());
+  if (registry->search_dirs().empty()) fmt::print("  (none exist)\n");
+
+  fmt::print("backends ({} loaded, selection order):\n", registry->plugins().size());
+  for (const PluginInfo& p : registry->plugins()) {
+    fmt::print("  {} {}  rank {}  abi {}.{}  {} ops{}\n", p.id, p.version, p.rank, p.abi_major,
+               p.abi_minor, p.op_ids.size(),
+               registry->has_certified_ops(p.id) ? "  (certified)" : "");
+    fmt::print("    capabilities: {}\n", join_names(capability_names(p.capabilities)));
+    fmt::print("    file: {}\n", p.path.string());
+    fmt::print("    create: {}\n", availability(*registry, p));
+  }
+  fmt::print("rejected ({}):\n", registry->rejected().size());
+  for (const RejectedPlugin& r : registry->rejected())
+    fmt::print("  {}: {}\n", r.path.string(), r.reason);
+  return kExitOk;
+}
+
+}  // namespace vyre::cli

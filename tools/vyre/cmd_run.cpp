@@ -1,0 +1,232 @@
+// vyre run: run a program file on a backend and show or save its outputs.
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "cli.hpp"
+#include "values.hpp"
+#include "vyre/json.hpp"
+#include "vyre/validate.hpp"
+
+namespace vyre::cli {
+
+const std::string_view kRunHelp = R"(usage: vyre [global options] run FILE [options]
+
+Runs the program in FILE (JSON or wire bytes) once and prints each output (read_write and output
+buffers, trimmed to their output_byte_range) as typed values and as hex.
+
+options:
+  --backend ID            run on this backend (must succeed); otherwise the registry routes the
+                          program to the best-ranked available backend covering its ops
+  --input NAME=FILE       the bytes of input buffer NAME from a file
+  --input NAME=hex:BYTES  ... as hex bytes, e.g. hex:01000000_02000000 (little-endian words)
+  --input NAME=values:V,V ... as comma-separated values of the buffer's element type
+                          (integers, 0x.., floats, nan, inf, true/false; not f16/bf16)
+  --zeros                 fill fixed-size inputs that have no --input with zeros
+  --elements N            dispatch element count N (SPEC §3)
+  --grid X[,Y[,Z]]        explicit grid (workgroups per axis)
+  --workgroup X[,Y[,Z]]   override the program's workgroup size
+  --iterations K          fixpoint iterations: run the program K times on the same buffers
+  --out DIR               write each output to DIR/NAME.bin instead of printing it
+  --max-values N          print at most N values per output (default 64; 0: all)
+
+Every read, uniform and read_write buffer is an input and needs an --input; a missing one is a
+usage error naming it. Fixed-size inputs are NOT zero-filled implicitly (a forgotten input would
+silently compute on zeros); pass --zeros to ask for that.
+Exit status: 0 ran, 1 the program is invalid or the backend failed, 2 usage error.
+)";
+
+namespace {
+
+struct RunOptions {
+  std::string file;
+  std::optional<std::string> backend;
+  std::map<std::string, std::string> inputs;  // name -> spec
+  bool zeros = false;
+  DispatchConfig config;
+  std::optional<std::filesystem::path> out_dir;
+  std::size_t max_values = 64;
+};
+
+std::uint64_t parse_count(std::string_view option, const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used, 0);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || text.front() == '-')
+    throw UsageError(fmt::format("{} needs a non-negative integer, not '{}'", option, text));
+  return value;
+}
+
+std::uint32_t parse_u32(std::string_view option, const std::string& text) {
+  const std::uint64_t value = parse_count(option, text);
+  if (value > 0xFFFFFFFFull) throw UsageError(fmt::format("{} value {} is too large", option, text));
+  return static_cast<std::uint32_t>(value);
+}
+
+std::array<std::uint32_t, 3> parse_triple(std::string_view option, const std::string& text) {
+  std::array<std::uint32_t, 3> out{1, 1, 1};
+  std::size_t axis = 0;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    if (axis >= 3) throw UsageError(fmt::format("{} takes at most 3 values", option));
+    out[axis++] = parse_u32(option, text.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+void add_input(RunOptions& options, const std::string& spec) {
+  const std::size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError(fmt::format("--input '{}' is not NAME=FILE, NAME=hex:... or NAME=values:...", spec));
+  const std::string name = spec.substr(0, eq);
+  if (!options.inputs.emplace(name, spec.substr(eq + 1)).second)
+    throw UsageError(fmt::format("input '{}' is given twice", name));
+}
+
+RunOptions parse_options(Args& args) {
+  RunOptions options;
+  while (!args.empty()) {
+    if (auto v = args.take_option("--backend")) options.backend = *v;
+    else if (auto v = args.take_option("--input")) add_input(options, *v);
+    else if (args.take_flag("--zeros")) options.zeros = true;
+    else if (auto v = args.take_option("--elements")) options.config.dispatch_elements = parse_count("--elements", *v);
+    else if (auto v = args.take_option("--grid")) options.config.grid = parse_triple("--grid", *v);
+    else if (auto v = args.take_option("--workgroup")) options.config.workgroup_override = parse_triple("--workgroup", *v);
+    else if (auto v = args.take_option("--iterations")) options.config.fixpoint_iterations = parse_u32("--iterations", *v);
+    else if (auto v = args.take_option("--out")) options.out_dir = *v;
+    else if (auto v = args.take_option("--max-values")) options.max_values = parse_count("--max-values", *v);
+    else if (args.peek().starts_with("-")) throw UsageError(fmt::format("unknown option '{}' for `vyre run`", args.peek()));
+    else if (options.file.empty()) options.file = args.take("FILE");
+    else throw UsageError(fmt::format("unexpected argument '{}' (one program FILE per run)", args.peek()));
+  }
+  if (options.file.empty()) throw UsageError("missing program FILE");
+  if (options.config.fixpoint_iterations == 0) throw UsageError("--iterations must be at least 1");
+  return options;
+}
+
+std::vector<std::byte> read_file(const std::string& path, const std::string& name) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(VYRE_ERR_IO, "cannot read input '" + name + "' from file " + path,
+         "check the path, or pass the bytes as NAME=hex:... or NAME=values:...");
+  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> bytes(chars.size());
+  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+std::vector<std::byte> input_bytes(const BufferDecl& buffer, const std::string& spec) {
+  if (spec.starts_with("hex:")) return parse_hex(std::string_view(spec).substr(4));
+  if (spec.starts_with("values:")) return parse_values(buffer.element, std::string_view(spec).substr(7));
+  return read_file(spec, buffer.name);
+}
+
+std::string describe(const BufferDecl& b) {
+  return fmt::format("{} {}[{}]", access_name(b.access), type_name(b.element),
+                     b.count == 0 ? std::string("runtime") : std::to_string(b.count));
+}
+
+// The input buffers' bytes in declaration order; usage errors name missing or unknown inputs.
+std::vector<std::vector<std::byte>> gather_inputs(const Program& program, const RunOptions& options) {
+  std::vector<std::vector<std::byte>> inputs;
+  std::map<std::string, std::string> unused = options.inputs;
+  std::string names;
+  for (std::size_t index : program.input_indices()) {
+    const BufferDecl& buffer = program.buffers[index];
+    if (!names.empty()) names += ", ";
+    names += buffer.name;
+    auto it = unused.find(buffer.name);
+    if (it != unused.end()) {
+      inputs.push_back(input_bytes(buffer, it->second));
+      unused.erase(it);
+    } else if (options.zeros && buffer.count > 0) {
+      inputs.emplace_back(std::size_t{buffer.count} * byte_size(buffer.element));
+    } else {
+      throw UsageError(fmt::format(
+          "missing input '{}' ({}); pass --input {}=FILE, {}=hex:... or {}=values:...{}", buffer.name,
+          describe(buffer), buffer.name, buffer.name, buffer.name,
+          buffer.count > 0 ? " (or --zeros)" : ""));
+    }
+  }
+  if (!unused.empty())
+    throw UsageError(fmt::format("the program has no input named '{}' (its inputs: {})",
+                                 unused.begin()->first, names.empty() ? "none" : names));
+  return inputs;
+}
+
+void print_output(const BufferDecl& buffer, const host::ByteVector& bytes, std::size_t max_values) {
+  const std::size_t size = byte_size(buffer.element);
+  fmt::print("output '{}' ({}, {} bytes):\n", buffer.name, describe(buffer), bytes.size());
+  const std::uint64_t begin = buffer.output_byte_range ? buffer.output_byte_range->begin : 0;
+  const std::size_t count = bytes.size() / size;
+  const std::size_t shown = max_values == 0 ? count : std::min(count, max_values);
+  if (begin % size == 0 && bytes.size() % size == 0) {
+    std::string values;
+    for (std::size_t i = 0; i < shown; ++i) {
+      if (i > 0) values += ' ';
+      values += format_value(buffer.element, std::span(bytes).subspan(i * size, size));
+    }
+    fmt::print("  values: {}{}\n", values,
+               shown < count ? fmt::format(" ... ({} more; --out DIR writes all)", count - shown) : "");
+  }
+  const std::size_t hex_bytes = max_values == 0 ? bytes.size() : std::min(bytes.size(), shown * size);
+  fmt::print("  hex: {}{}\n", format_hex(std::span(bytes).first(hex_bytes), size),
+             hex_bytes < bytes.size() ? " ..." : "");
+}
+
+void write_output(const std::filesystem::path& dir, const BufferDecl& buffer,
+                  const host::ByteVector& bytes) {
+  const std::filesystem::path path = dir / (buffer.name + ".bin");
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out)
+    fail(VYRE_ERR_IO, "cannot write output '" + buffer.name + "' to " + path.string(),
+         "check that the --out directory is writable");
+  fmt::print("wrote {} ({} bytes)\n", path.string(), bytes.size());
+}
+
+}  // namespace
+
+int run_run(const GlobalOptions& global, Args& args) {
+  const RunOptions options = parse_options(args);
+  const Program program = load_program_file(options.file);
+  validate_or_throw(program);
+  const std::vector<std::vector<std::byte>> inputs = gather_inputs(program, options);
+
+  const std::unique_ptr<Registry> registry = make_registry(global);
+  host::Backend backend;
+  if (options.backend) {
+    backend = registry->backend(*options.backend);
+    fmt::print("backend: {} (chosen with --backend)\n", *options.backend);
+  } else {
+    Route route = registry->route(program, &options.config);
+    backend = route.backend;
+    fmt::print("backend: {} ({})\n", route.plugin->id, route.reason);
+  }
+  const host::Program compiled = backend.compile(program);
+  std::vector<host::Bytes> spans(inputs.begin(), inputs.end());
+  const std::vector<host::ByteVector> outputs = backend.dispatch(compiled, spans, options.config);
+
+  if (options.out_dir) std::filesystem::create_directories(*options.out_dir);
+  const std::vector<std::size_t> indices = program.output_indices();
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const BufferDecl& buffer = program.buffers[indices[i]];
+    if (options.out_dir)
+      write_output(*options.out_dir, buffer, outputs[i]);
+    else
+      print_output(buffer, outputs[i], options.max_values);
+  }
+  return kExitOk;
+}
+
+}  // namespace vyre::cli
