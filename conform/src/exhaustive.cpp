@@ -46,6 +46,15 @@ TestResult run_chunk(const Candidate& candidate, const host::Backend& reference,
   return r;
 }
 
+Compiled compile_for(const Candidate& candidate, const host::Backend& reference, const OpTest& test,
+                     std::uint32_t cases) {
+  Compiled c;
+  c.built = test.build(cases);
+  c.candidate = candidate.instance.compile(c.built.program);
+  c.reference = reference.compile(c.built.program);
+  return c;
+}
+
 CertFailure failure_of(const TestResult& r, std::uint64_t first_case, const std::string& replay) {
   CertFailure f;
   f.test = "exhaustive";
@@ -72,17 +81,18 @@ CertExhaustive certify_exhaustive(const OpInfo& op, const Candidate& candidate,
                                   Reporter& reporter) {
   const OpTest test = op_tests(op).at(0);
   const LaneSource lanes = LaneSource::every_u32();
-  const std::uint64_t total = options.replay_case ? 1 : lanes.lanes();
-  const std::uint64_t base = options.replay_case.value_or(0);
-  const std::uint32_t chunk = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunkLanes, total));
+  const std::uint64_t total = options.replay_case ? 1 : options.exhaustive_count;
+  const std::uint64_t base = options.replay_case.value_or(options.exhaustive_first);
+  const auto chunk = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunkLanes, total));
   const std::uint64_t chunks = (total + chunk - 1) / chunk;
+  const auto tail = static_cast<std::uint32_t>(total - (chunks - 1) * chunk);
 
-  Compiled c;
-  c.built = test.build(chunk);
   CertExhaustive out;
+  Compiled full;
+  Compiled last;
   try {
-    c.candidate = candidate.instance.compile(c.built.program);
-    c.reference = reference.compile(c.built.program);
+    full = compile_for(candidate, reference, test, chunk);
+    last = tail == chunk ? full : compile_for(candidate, reference, test, tail);
   } catch (const std::exception& e) {
     out.status = CertStatus::Fail;
     out.first_failure = CertFailure{"exhaustive", base, "", 0, {}, "", "", std::nullopt, e.what(), ""};
@@ -92,20 +102,22 @@ CertExhaustive certify_exhaustive(const OpInfo& op, const Candidate& candidate,
   std::mutex mutex;
   std::atomic<std::uint64_t> next{0};
   std::optional<std::pair<std::uint64_t, TestResult>> first_bad;  // lowest failing case wins
-  reporter.start(op.id + " exhaustive (" + std::to_string(chunks) + " chunks)", chunks);
+  reporter.start(op.id + " exhaustive", chunks);
   auto worker = [&] {
     for (std::uint64_t i = next++; i < chunks; i = next++) {
       const std::uint64_t first_case = base + i * chunk;
-      TestResult r = run_chunk(candidate, reference, c, test, lanes, first_case, chunk);
+      const bool is_last = i + 1 == chunks;
+      const std::uint32_t cases = is_last ? tail : chunk;
+      TestResult r = run_chunk(candidate, reference, is_last ? last : full, test, lanes, first_case, cases);
       std::lock_guard lock(mutex);
-      out.cases += std::min<std::uint64_t>(chunk, total - i * chunk);
-      out.failures += r.error ? chunk : r.mismatches;
+      out.cases += cases;
+      out.failures += r.error ? cases : r.mismatches;
       out.max_ulp = std::max(out.max_ulp, r.max_ulp);
       if (!r.passed() && (!first_bad || first_case < first_bad->first)) first_bad.emplace(first_case, std::move(r));
       reporter.advance();
     }
   };
-  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, options.jobs / 2), chunks));
+  const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, options.jobs / 2), chunks));
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) threads.emplace_back(worker);
   for (auto& t : threads) t.join();

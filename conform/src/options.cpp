@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <charconv>
+#include <filesystem>
 #include <thread>
 
 #include "vyre/ops.hpp"
@@ -99,7 +100,7 @@ std::vector<std::string> select_ops(const std::vector<std::string>& globs) {
 std::string replay_command(const Options& o, const std::string& backend, const std::string& op,
                            std::uint64_t case_index, bool exhaustive) {
   std::string cmd = "vyre-conform";
-  for (const auto& dir : o.plugin_dirs) cmd += " --plugins " + quoted(dir);
+  for (const auto& dir : o.plugin_dirs) cmd += " --plugins " + quoted(std::filesystem::absolute(dir).string());
   cmd += " --backend " + quoted(backend);
   cmd += " --reference " + quoted(o.reference);
   cmd += " --ops " + quoted(op);

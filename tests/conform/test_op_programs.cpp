@@ -8,6 +8,7 @@
 
 #include "vyre/conform/cases.hpp"
 #include "vyre/conform/op_programs.hpp"
+#include "vyre/error.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/ops.hpp"
 #include "vyre/validate.hpp"

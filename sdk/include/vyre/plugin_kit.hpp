@@ -221,19 +221,27 @@ class Backend {
   virtual std::shared_ptr<CompiledProgram> compile(Program program, std::string fingerprint) = 0;
 
   virtual void dispatch(const HostDispatch& dispatch) = 0;
-  // Default: dispatch synchronously and return a CompletedPending.
+  // Default: dispatch synchronously and return a CompletedPending (holding the error, if any).
+  // `dispatch.inputs` are borrowed for this call only: copy what the work needs before returning.
+  // The output targets stay valid until the Pending reports completion or is destroyed; the kit
+  // keeps the program (and, for resident work, the bound buffers) alive until then.
   virtual std::unique_ptr<Pending> dispatch_async(const HostDispatch& dispatch);
   // Default: dispatch with a host clock around it (no device time).
   virtual Timing dispatch_timed(const HostDispatch& dispatch);
 
   virtual std::shared_ptr<ResidentBuffer> resident_alloc(std::uint64_t byte_len);
   // Called only when no dispatch using the buffer is in flight; the kit drops its handle after.
+  // The kit calls it exactly once per buffer: from resident_free, or at destroy for buffers still
+  // live. Default: nothing (the buffer's destructor releases its memory).
   virtual void resident_free(ResidentBuffer& buffer);
   virtual void resident_upload(std::span<const ResidentWrite> writes);
   virtual void resident_download(std::span<const ResidentRead> reads);
-  // Returns nullptr when `wait` is true (the work is done when it returns).
+  // Returns nullptr when `wait` is true (the work is done when it returns). With `wait` false,
+  // host-bound bytes (Binding::host) are borrowed for this call only, as in dispatch_async.
   virtual std::unique_ptr<Pending> dispatch_resident(const ResidentDispatch& dispatch, bool wait);
+  // Default: a host clock around dispatch_resident(dispatch, true).
   virtual Timing dispatch_resident_timed(const ResidentDispatch& dispatch);
+  // Default: each step through dispatch_resident(step, true), in order, then resident_download.
   virtual void sequence_run(const Sequence& sequence);
 
   // Default: a plain Pipeline run through dispatch(); the kit applies VYRE_PIPELINE_CACHE_OUTPUTS.

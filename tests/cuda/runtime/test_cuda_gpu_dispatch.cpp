@@ -156,7 +156,7 @@ TEST_CASE("sync, async, async-into, timed and pipeline dispatch agree with the r
 TEST_CASE("grid_sync programs run cooperatively when the grid fits, split otherwise, agreeing with the reference") {
   const vyre_device_profile profile = cuda().device_profile();
   const Program small = rotate_program(4096);      // 16 workgroups: co-resident
-  const Program large = rotate_program(1u << 22);  // 16384 workgroups: more than fit
+  const Program large = rotate_program(1u << 20);  // 4096 workgroups: more than fit
   const Program prefix_sum = vyre::load_program_file(example_path("prefix_sum.json"));
   DispatchConfig fixpoint;
   fixpoint.fixpoint_iterations = 3;
@@ -179,7 +179,7 @@ TEST_CASE("grid_sync programs run cooperatively when the grid fits, split otherw
       CHECK(delta("split_grid_sync_dispatches") == 0);
     }
     Delta split(cuda());
-    run(cuda(), large, {}, "rotate 4M (split: grid too large to be co-resident)");
+    run(cuda(), large, {}, "rotate 1M (split: grid too large to be co-resident)");
     CHECK(split("cooperative_launches") == 0);
     CHECK(split("split_grid_sync_dispatches") == 1);
     CHECK(split("kernel_launches") == 2);  // one launch per phase

@@ -112,7 +112,13 @@ TEST_CASE("every declared op is a catalog op, declared once, and capabilities fo
     CHECK(op != nullptr);
     CHECK(seen.insert(id).second);
     auto has = [&](std::string_view part) {
-      return ("." + id + ".").find("." + std::string(part) + ".") != std::string::npos;
+      std::string_view rest = id;
+      while (true) {
+        const std::size_t dot = rest.find('.');
+        if (rest.substr(0, dot) == part) return true;
+        if (dot == std::string_view::npos) return false;
+        rest.remove_prefix(dot + 1);
+      }
     };
     f16 |= has("f16");
     bf16 |= has("bf16");

@@ -28,6 +28,10 @@ struct Options {
   // --case K: run only case K of the one selected op (with --exhaustive: only input K of its
   // exhaustive run); writes no certificate.
   std::optional<std::uint64_t> replay_case;
+  // The exhaustive input range [exhaustive_first, exhaustive_first + exhaustive_count); the CLI
+  // always runs all 2^32 inputs, tests narrow it.
+  std::uint64_t exhaustive_first = 0;
+  std::uint64_t exhaustive_count = std::uint64_t{1} << 32;
   bool progress = true;                   // a progress bar when stderr is a TTY
   bool help = false;
 };

@@ -81,7 +81,11 @@ void Driver::load() {
   }
   const drv::CUresult init_result = init(0);
   if (init_result != drv::CUDA_SUCCESS) {
-    fail_no_device(fmt::format("cuInit failed in '{}' with CUresult {}", library_, init_result),
+    auto error_name = reinterpret_cast<drv::PFN_cuGetErrorName>(dlsym(handle_, "cuGetErrorName"));
+    const char* name = nullptr;
+    if (error_name == nullptr || error_name(init_result, &name) != drv::CUDA_SUCCESS) name = nullptr;
+    fail_no_device(fmt::format("cuInit failed in '{}' with {} ({})", library_,
+                               name != nullptr ? name : "CUresult", init_result),
                    init_failure_fix(init_result));
   }
   if (get_version(&version_) != drv::CUDA_SUCCESS || version_ < drv::kDriverApiVersion ||

@@ -52,8 +52,8 @@ DW<typename P::template F<B>> exp_kernel(B& b, const typename P::template F<B>& 
   auto q = b.mul(b.mul(r_hi, r_hi), poly);  // r^2 R(r), about r^2 / 2
   auto s = two_sum(b, r_hi, q);
   auto p = fast_two_sum(b, b.c(K(1)), s.hi);
-  // e^(r_hi + r_lo) = e^r_hi (1 + r_lo + ...): the r_lo term is r_lo e^r_hi ~ r_lo (1 + r_hi).
-  auto lo = b.add(b.add(p.lo, s.lo), b.fma(r_lo, r_hi, r_lo));
+  // e^(r_hi + r_lo) = e^r_hi (1 + r_lo + ...): the r_lo term is r_lo e^r_hi = r_lo (1 + s.hi).
+  auto lo = b.add(b.add(p.lo, s.lo), b.fma(r_lo, s.hi, r_lo));
   return {p.hi, lo};
 }
 

@@ -1,0 +1,70 @@
+// Accuracy of the math library, checked on the CPU twin of every PTX function (the same
+// instruction sequence, see plugins/cuda/src/math/cpu_backend.hpp):
+//   - C99 Annex F / SPEC special values, bit for bit (any NaN matches NaN);
+//   - the witnesses of each function (edges and branch points) within the SPEC §5 ULP bound,
+//     with +-0, +-inf and NaN exact in both directions;
+//   - f32: every 1031st bit pattern (about 4.2 million inputs per function, all exponents);
+//   - f64: 100000 seeded random inputs per function (half uniform over bit patterns, half on the
+//     function's interesting interval).
+// The exhaustive f32 run and longer f64 runs are vyre-math-check's job (ACCURACY.md).
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "cpu_math.hpp"
+#include "math/algorithms/functions.hpp"
+#include "reference.hpp"
+#include "sweep.hpp"
+#include "witnesses.hpp"
+
+namespace {
+
+using namespace vyre::cuda::math_test;
+
+constexpr std::uint64_t kF32Stride = 1031;
+constexpr std::uint64_t kF64Samples = 100000;
+constexpr std::uint64_t kSeed = 20240601;
+
+unsigned threads() { return std::max(1u, std::min(2u, std::thread::hardware_concurrency())); }
+
+void check_sweep(vyre::UnOp op, bool f64, const SweepResult& r) {
+  const std::string label = function_label(op, f64);
+  MESSAGE(label << ": " << summary(r, f64));
+  INFO(label << ": " << summary(r, f64));
+  CHECK(r.over_bound == 0);
+  CHECK(r.max_ulp <= ulp_bound(op));
+}
+
+template <class Case, class Fn>
+void check_special(const Case& c, Fn fn, bool f64) {
+  const auto actual = fn(c.op)(c.input);
+  INFO(function_label(c.op, f64) << "(" << describe(c.input) << ") = " << describe(actual)
+                                 << ", want " << describe(c.expected));
+  CHECK(ulp_distance(actual, c.expected) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("special values are exact") {
+  for (const auto& c : special_cases_f32()) check_special(c, cpu_f32, false);
+  for (const auto& c : special_cases_f64()) check_special(c, cpu_f64, true);
+}
+
+TEST_CASE("witnesses are within the ULP bound") {
+  for (vyre::UnOp op : vyre::cuda::math::kLibraryOps) {
+    check_sweep(op, false, sweep_f32_inputs(op, witnesses_f32(op)));
+    check_sweep(op, true, sweep_f64_inputs(op, witnesses_f64(op), 1));
+  }
+}
+
+TEST_CASE("f32: a stratified sample of all bit patterns is within the ULP bound") {
+  for (vyre::UnOp op : vyre::cuda::math::kLibraryOps) {
+    check_sweep(op, false, sweep_f32(op, 0, std::uint64_t{1} << 32, kF32Stride, threads()));
+  }
+}
+
+TEST_CASE("f64: seeded random inputs are within the ULP bound") {
+  for (vyre::UnOp op : vyre::cuda::math::kLibraryOps) {
+    check_sweep(op, true, sweep_f64_inputs(op, random_f64_inputs(op, kF64Samples, kSeed), threads()));
+  }
+}

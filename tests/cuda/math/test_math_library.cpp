@@ -1,0 +1,87 @@
+// The math library's interface: one function per (transcendental op, f32/f64) with the documented
+// name and calling convention, nothing for other ops or types, dependency closures in emission
+// order, and PTX that uses only IEEE round-to-nearest arithmetic (no .ftz, no .approx).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "math/math_library.hpp"
+
+namespace {
+
+using vyre::Type;
+using vyre::UnOp;
+using vyre::cuda::math_function;
+
+const UnOp kOps[] = {UnOp::Exp,  UnOp::Exp2, UnOp::Log,  UnOp::Log2, UnOp::Sin,
+                     UnOp::Cos,  UnOp::Tan,  UnOp::Asin, UnOp::Acos, UnOp::Atan,
+                     UnOp::Sinh, UnOp::Cosh, UnOp::Tanh, UnOp::InverseSqrt};
+
+}  // namespace
+
+TEST_CASE("every transcendental has an f32 and an f64 function with the calling convention") {
+  for (UnOp op : kOps) {
+    for (Type type : {Type::F32, Type::F64}) {
+      const std::string t = type == Type::F32 ? "f32" : "f64";
+      const std::string name = "vyre_" + std::string(vyre::un_op_name(op)) + "_" + t;
+      INFO(name);
+      const auto* f = math_function(op, type);
+      REQUIRE(f != nullptr);
+      CHECK(f->name == name);
+      CHECK(vyre::cuda::math_function_by_name(name) == f);
+      const std::string header = ".func (.param ." + t + " " + name + "_r) " + name + " (.param ." +
+                                 t + " " + name + "_x)\n";
+      CHECK(f->ptx.rfind(header, 0) == 0);
+      CHECK(f->ptx.find("st.param." + t + " [" + name + "_r]") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("other ops and types are not library functions") {
+  for (UnOp op : {UnOp::Sqrt, UnOp::Reciprocal, UnOp::Abs, UnOp::Neg, UnOp::Floor, UnOp::IsNan}) {
+    CHECK(math_function(op, Type::F32) == nullptr);
+    CHECK(math_function(op, Type::F64) == nullptr);
+  }
+  for (Type type : {Type::U32, Type::I32, Type::U64, Type::I64, Type::F16, Type::BF16, Type::Bool}) {
+    CHECK(math_function(UnOp::Exp, type) == nullptr);
+  }
+  CHECK(vyre::cuda::math_function_by_name("vyre_nope_f32") == nullptr);
+}
+
+TEST_CASE("closures list dependencies first, each once") {
+  std::vector<const vyre::cuda::MathFunction*> roots = {math_function(UnOp::Sin, Type::F32),
+                                                        math_function(UnOp::Tan, Type::F64),
+                                                        math_function(UnOp::Sin, Type::F32),
+                                                        math_function(UnOp::Exp, Type::F32)};
+  auto order = vyre::cuda::math_closure(roots);
+  std::set<std::string> seen;
+  for (const auto* f : order) {
+    INFO(f->name);
+    CHECK(seen.insert(f->name).second);
+    for (const auto& dep : f->dependencies) CHECK(seen.count(dep) == 1);
+  }
+  CHECK(order.size() == 4);  // the 2/pi table, sin_f32, tan_f64, exp_f32
+  CHECK(order.front()->name == "vyre_math_two_over_pi");
+  CHECK(order.front()->ptx.rfind(".global .align 8 .b64 vyre_math_two_over_pi[", 0) == 0);
+  CHECK(vyre::cuda::math_closure({math_function(UnOp::Exp, Type::F64)}).size() == 1);
+}
+
+TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
+  // Float arithmetic must carry .rn (no contraction, no approximation); no .ftz anywhere.
+  const std::regex unrounded(R"(^\s*(add|sub|mul|fma|div|sqrt)\.f(32|64)\b)");
+  const std::regex approx(R"(\.(approx|ftz)\b|\b(ex2|lg2|sin|cos|rsqrt|rcp|tanh)\.)");
+  for (const auto& f : vyre::cuda::math_library()) {
+    INFO(f.name);
+    std::istringstream lines(f.ptx);
+    std::string line;
+    while (std::getline(lines, line)) {
+      INFO(line);
+      CHECK_FALSE(std::regex_search(line, unrounded));
+      CHECK_FALSE(std::regex_search(line, approx));
+    }
+  }
+}

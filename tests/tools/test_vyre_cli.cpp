@@ -1,0 +1,256 @@
+// The `vyre` command line, run as a child process against the test plugins.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "vyre/builder.hpp"
+#include "vyre/json.hpp"
+
+namespace fs = std::filesystem;
+using namespace vyre;
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  bool out_has(std::string_view text) const { return out.find(text) != std::string::npos; }
+  bool err_has(std::string_view text) const { return err.find(text) != std::string::npos; }
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const fs::path& work_dir() {
+  static const fs::path dir = [] {
+    fs::path d = VYRE_CLI_WORK_DIR;
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+// Run `vyre ARGS` with a clean environment for the variables the registry reads.
+Result vyre_cli(const std::string& args, const std::string& env = "") {
+  const fs::path out = work_dir() / "stdout.txt";
+  const fs::path err = work_dir() / "stderr.txt";
+  const std::string command = "env -u VYRE_PLUGIN_PATH -u VYRE_BACKEND " + env + " '" VYRE_CLI "' " +
+                              args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int status = std::system(command.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+const std::string kTestPlugins = "--no-default-plugins --plugins " VYRE_TEST_PLUGIN_DIR " ";
+
+// out[i] = a[i] <op> b[i], out has 4 elements.
+std::string program_file(const std::string& name, BinOp op, bool fixed_inputs = false) {
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(64);
+  Buf a = b.buffer("a", Access::Read, Type::U32, fixed_inputs ? 4 : 0);
+  Buf c = b.buffer("b", Access::Read, Type::U32, fixed_inputs ? 4 : 0);
+  Buf out = b.buffer("out", Access::Output, Type::U32, 4);
+  Expr i = b.let("i", invocation_id(0));
+  b.if_(lt(i, out.len()), [&] { b.store(out, i, bin(op, a[i], c[i])); });
+  const fs::path path = work_dir() / name;
+  save_program_file(b.build(), path);
+  return path.string();
+}
+
+std::string invalid_program_file() {
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(0);                                  // problem 1: a zero workgroup axis
+  Buf x = b.buffer("x", Access::Read, Type::U32);
+  b.store(x, u32(0), u32(1));                      // problem 2: store to a read buffer
+  const fs::path path = work_dir() / "invalid.json";
+  save_program_file(b.build(), path);
+  return path.string();
+}
+
+const std::string kInputs = " --input a=values:1,2,3,4 --input b=hex:07000000_07000000_07000000_07000000";
+
+}  // namespace
+
+TEST_CASE("help and usage errors") {
+  Result r = vyre_cli("--help");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("backends"));
+  CHECK(r.out_has("convert"));
+  CHECK(vyre_cli("").exit_code == 2);
+  r = vyre_cli("frobnicate");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err_has("unknown command 'frobnicate'"));
+  for (const char* command : {"backends", "ops", "validate", "run", "convert"}) {
+    r = vyre_cli(std::string(command) + " --help");
+    CHECK_MESSAGE(r.exit_code == 0, command);
+    CHECK_MESSAGE(r.out_has("usage: vyre"), command);
+  }
+  CHECK(vyre_cli("help run").out_has("--input NAME=FILE"));
+  CHECK(vyre_cli("backends extra").exit_code == 2);
+  CHECK(vyre_cli("--plugins").exit_code == 2);
+}
+
+TEST_CASE("vyre backends lists loaded and rejected plugins with reasons") {
+  const Result r = vyre_cli(kTestPlugins + "backends");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("backends (5 loaded"));
+  CHECK(r.out_has("t_copy 0.0.1-test  rank 10"));
+  CHECK(r.out_has("capabilities: dispatch, async, resident, reference_oracle"));
+  CHECK(r.out_has("create: ok (test device t_copy)"));
+  CHECK(r.out_has("create: unavailable: the test device t_nodev is switched off"));
+  CHECK(r.out_has("rejected (9)"));
+  CHECK(r.out_has("libvyre_t_dup.so: duplicate id 't_copy'"));
+  CHECK(r.out_has("libvyre_t_abi2.so: built for ABI 2.0"));
+}
+
+TEST_CASE("vyre backends with the build tree's plugins shows cuda present but unavailable here") {
+  const fs::path cuda = fs::path(VYRE_PLUGIN_BUILD_DIR) / "libvyre_cuda.so";
+  if (!fs::exists(cuda)) {
+    MESSAGE("libvyre_cuda.so is not built in " VYRE_PLUGIN_BUILD_DIR "; nothing to check");
+    return;
+  }
+  const Result r = vyre_cli("backends");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("  cuda "));
+  if (std::getenv("VYRE_EXPECT_GPU") == nullptr) CHECK(r.out_has("create: unavailable:"));
+}
+
+TEST_CASE("vyre ops") {
+  Result r = vyre_cli("ops");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("bin.add.u32"));
+  CHECK(r.out_has("un.sin.f32"));
+  CHECK(r.out_has("catalog hash"));
+  r = vyre_cli(kTestPlugins + "ops --backend t_copy");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("bin.xor.u32"));
+  CHECK_FALSE(r.out_has("bin.add.u32"));
+  CHECK(r.out_has("t_copy: 10 ops"));
+  r = vyre_cli(kTestPlugins + "ops --backend nope");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err_has("available: t_oracle, t_nodev, t_copy, t_wide, t_throws"));
+}
+
+TEST_CASE("vyre validate prints every diagnostic") {
+  Result r = vyre_cli("validate " + program_file("xor.json", BinOp::Xor));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("valid (3 buffers"));
+  CHECK(r.out_has("bin.xor.u32"));
+  r = vyre_cli("validate " + invalid_program_file());
+  CHECK(r.exit_code == 1);
+  CHECK(r.out_has("2 problem(s)"));
+  CHECK(r.out_has("Fix: "));
+  r = vyre_cli("validate " + (work_dir() / "missing.json").string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err_has("missing.json"));
+  CHECK(vyre_cli("validate").exit_code == 2);
+}
+
+TEST_CASE("vyre run routes, prints typed values and hex, and checks its inputs") {
+  const std::string xor_file = program_file("xor.json", BinOp::Xor);
+  SUBCASE("routed to the best backend covering the ops") {
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + kInputs);
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(r.out_has("backend: t_copy"));
+    CHECK(r.out_has("output 'out' (output u32[4], 16 bytes)"));
+    CHECK(r.out_has("values: 6 5 4 3"));
+    CHECK(r.out_has("hex: 06000000 05000000 04000000 03000000"));
+  }
+  SUBCASE("an add program goes to the backend that has add; -v says why") {
+    const Result r = vyre_cli(kTestPlugins + "-v run " + program_file("add.json", BinOp::Add) + kInputs);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out_has("backend: t_wide"));
+    CHECK(r.out_has("values: 8 9 10 11"));
+    CHECK(r.err_has("routing the program to 't_wide'"));
+  }
+  SUBCASE("--backend must succeed or fail loudly") {
+    CHECK(vyre_cli(kTestPlugins + "run " + xor_file + kInputs + " --backend t_wide").out_has("backend: t_wide"));
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + kInputs + " --backend t_nodev");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err_has("switched off"));
+  }
+  SUBCASE("VYRE_BACKEND too") {
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + kInputs, "VYRE_BACKEND=t_oracle");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out_has("backend: t_oracle"));
+  }
+  SUBCASE("a missing input is a usage error naming it") {
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + " --input a=values:1,2,3,4");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err_has("missing input 'b'"));
+  }
+  SUBCASE("an unknown input name is a usage error listing the inputs") {
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + kInputs + " --input c=hex:00");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err_has("no input named 'c' (its inputs: a, b)"));
+  }
+  SUBCASE("inputs from files; outputs to --out DIR") {
+    const fs::path a_file = work_dir() / "a.bin";
+    std::ofstream(a_file, std::ios::binary).write("\x01\0\0\0\x02\0\0\0\x03\0\0\0\x04\0\0\0", 16);
+    const fs::path out_dir = work_dir() / "outputs";
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + " --input a=" + a_file.string() +
+                              " --input b=values:7,7,7,7 --out " + out_dir.string());
+    CHECK(r.exit_code == 0);
+    CHECK(r.out_has("wrote"));
+    CHECK(slurp(out_dir / "out.bin") == std::string("\x06\0\0\0\x05\0\0\0\x04\0\0\0\x03\0\0\0", 16));
+  }
+  SUBCASE("fixed-size inputs: zeros only on request; wrong sizes fail in the backend's checks") {
+    const std::string fixed = program_file("fixed.json", BinOp::Xor, true);
+    CHECK(vyre_cli(kTestPlugins + "run " + fixed + " --input a=values:1,2,3,4").exit_code == 2);
+    Result r = vyre_cli(kTestPlugins + "run " + fixed + " --input a=values:1,2,3,4 --zeros");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out_has("values: 1 2 3 4"));
+    r = vyre_cli(kTestPlugins + "run " + fixed + " --input a=values:1,2,3 --zeros");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err_has("declared with 4"));
+  }
+  SUBCASE("config options reach the dispatch") {
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + kInputs + " --elements 2 --workgroup 1");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out_has("values: 6 5 0 0"));
+    CHECK(vyre_cli(kTestPlugins + "run " + xor_file + kInputs + " --grid x").exit_code == 2);
+    CHECK(vyre_cli(kTestPlugins + "run " + xor_file + kInputs + " --iterations 0").exit_code == 2);
+  }
+  SUBCASE("an invalid program fails before any backend runs") {
+    const Result r = vyre_cli(kTestPlugins + "run " + invalid_program_file() + " --input x=hex:");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err_has("invalid_program"));
+  }
+  SUBCASE("bad values") {
+    const Result r = vyre_cli(kTestPlugins + "run " + xor_file + " --input a=values:1,x --input b=hex:0");
+    CHECK(r.exit_code == 2);
+  }
+}
+
+TEST_CASE("vyre convert round-trips JSON and wire") {
+  const std::string json = program_file("convert.json", BinOp::Xor);
+  const fs::path wire = work_dir() / "convert.vyre";
+  const fs::path back = work_dir() / "back.json";
+  Result r = vyre_cli("convert " + json + " " + wire.string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("(wire,"));
+  CHECK(slurp(wire).substr(0, 4) == "VYRE");
+  r = vyre_cli("convert " + wire.string() + " " + back.string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_has("(json,"));
+  CHECK(load_program_file(back) == load_program_file(json));
+  CHECK(vyre_cli("validate " + wire.string()).exit_code == 0);
+  CHECK(vyre_cli("convert " + (work_dir() / "nope.json").string() + " " + back.string()).exit_code == 1);
+  CHECK(vyre_cli("convert " + json).exit_code == 2);
+}
