@@ -50,12 +50,6 @@ std::pair<int, std::string> run_command(const std::string& command) {
   return {status, output};
 }
 
-std::string single_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string one_line(std::string text) {
   for (char& c : text)
     if (c == '\n') c = ' ';
@@ -92,9 +86,9 @@ std::string lower_op(const Lowering& l, const OpInfo& op, const Options& options
     const fs::path file = l.work / ("op" + std::to_string(slot) + ".ptx");
     std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(ptx->data.data()),
                                                 static_cast<std::streamsize>(ptx->data.size()));
-    const auto [status, text] = run_command(single_quoted(l.ptxas) + " -arch=" + single_quoted(l.target) + " " +
-                                            single_quoted(file.string()) + " -o " +
-                                            single_quoted(file.string() + ".cubin"));
+    const auto [status, text] = run_command(shell_quote(l.ptxas) + " -arch=" + shell_quote(l.target) + " " +
+                                            shell_quote(file.string()) + " -o " +
+                                            shell_quote(file.string() + ".cubin"));
     if (status != 0) return "test '" + tests[ti].name + "': ptxas: " + one_line(text);
   }
   return {};

@@ -22,15 +22,14 @@ std::uint64_t parse_number(const std::string& flag, const std::string& text) {
   return value;
 }
 
-// Shell-quote a word when it needs it.
-std::string quoted(const std::string& word) {
+}  // namespace
+
+std::string shell_quote(const std::string& word) {
   if (word.find_first_of(" \t'\"*?[]$\\;&|<>()") == std::string::npos && !word.empty()) return word;
   std::string out = "'";
   for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-
-}  // namespace
 
 Options parse_options(const std::vector<std::string>& args) {
   Options o;
@@ -100,10 +99,10 @@ std::vector<std::string> select_ops(const std::vector<std::string>& globs) {
 std::string replay_command(const Options& o, const std::string& backend, const std::string& op,
                            std::uint64_t case_index, bool exhaustive) {
   std::string cmd = "vyre-conform";
-  for (const auto& dir : o.plugin_dirs) cmd += " --plugins " + quoted(std::filesystem::absolute(dir).string());
-  cmd += " --backend " + quoted(backend);
-  cmd += " --reference " + quoted(o.reference);
-  cmd += " --ops " + quoted(op);
+  for (const auto& dir : o.plugin_dirs) cmd += " --plugins " + shell_quote(std::filesystem::absolute(dir).string());
+  cmd += " --backend " + shell_quote(backend);
+  cmd += " --reference " + shell_quote(o.reference);
+  cmd += " --ops " + shell_quote(op);
   cmd += " --seed " + std::to_string(o.seed);
   cmd += " --cases " + std::to_string(o.random_lanes);
   if (exhaustive) cmd += " --exhaustive";

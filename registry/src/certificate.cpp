@@ -505,22 +505,24 @@ std::vector<LoadedCertificate> load_certificates(const std::filesystem::path& di
   return loaded;
 }
 
-std::optional<std::vector<std::string>> certified_ops_for(const std::filesystem::path& dir,
-                                                          const CertificateSubject& subject,
-                                                          std::vector<std::string>* reasons) {
+CertificateChoice choose_certificate(const std::filesystem::path& dir, const CertificateSubject& subject) {
+  CertificateChoice choice;
   for (const auto& l : load_certificates(dir)) {
     if (!l.certificate) {
-      if (reasons) reasons->push_back(l.file.string() + ": " + l.error);
+      choice.rejections.push_back(l.file.string() + ": " + l.error);
       continue;
     }
     if (l.certificate->backend_id != subject.backend_id) continue;
     if (auto why = certificate_mismatch(*l.certificate, subject)) {
-      if (reasons) reasons->push_back(l.file.string() + ": not used for '" + subject.backend_id + "': " + *why);
+      choice.rejections.push_back(l.file.string() + ": not used for '" + subject.backend_id + "': " + *why +
+                                  ". Fix: rerun vyre-conform for this plugin and device");
       continue;
     }
-    return certified_ops(*l.certificate);
+    choice.file = l.file;
+    choice.ops = certified_ops(*l.certificate);
+    return choice;
   }
-  return std::nullopt;
+  return choice;
 }
 
 }  // namespace vyre

@@ -167,19 +167,21 @@ TEST_CASE("a certificate is accepted only for the same plugin file and device") 
 
   vyre::CertificateSubject subject{"cuda", vyre::sha256_file_hex(plugin), gpu()};
   CHECK_FALSE(vyre::certificate_mismatch(c, subject));
-  const auto ops = vyre::certified_ops_for(dir / "certs", subject);
-  REQUIRE(ops);
-  CHECK(*ops == std::vector<std::string>{"bin.add.u32"});  // only passing ops
+  const auto accepted = vyre::choose_certificate(dir / "certs", subject);
+  REQUIRE(accepted.accepted());
+  CHECK(accepted.file.filename() == "cuda-nvidia-h100-80gb-hbm3-sm_90.json");
+  CHECK(accepted.ops == std::vector<std::string>{"bin.add.u32"});  // only passing ops
 
   std::ofstream(plugin, std::ios::binary | std::ios::app) << "patched";
   subject.plugin_sha256 = vyre::sha256_file_hex(plugin);
   const auto changed = vyre::certificate_mismatch(c, subject);
   REQUIRE(changed);
   CHECK(changed->find("plugin file changed") != std::string::npos);
-  std::vector<std::string> reasons;
-  CHECK_FALSE(vyre::certified_ops_for(dir / "certs", subject, &reasons));
-  REQUIRE(reasons.size() == 1);
-  CHECK(reasons[0].find("plugin file changed") != std::string::npos);
+  const auto rejected = vyre::choose_certificate(dir / "certs", subject);
+  CHECK_FALSE(rejected.accepted());
+  CHECK(rejected.ops.empty());
+  REQUIRE(rejected.rejections.size() == 1);
+  CHECK(rejected.rejections[0].find("plugin file changed") != std::string::npos);
 
   subject.plugin_sha256 = c.plugin_sha256;
   subject.device.driver_version = 12040;

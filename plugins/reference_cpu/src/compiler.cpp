@@ -363,7 +363,7 @@ class Compiler {
     exprs(n, 1, path);
     Operand v = expr(n.exprs[0], path + ".value");
     Variable var{n.name, v.reg, v.type, v.owned};
-    bool shareable = true;
+    bool shareable = immutable_.count(v.reg) != 0 && assigned_.count(n.name) == 0;
     if (!v.owned && !shareable) {
       var.reg = alloc();
       var.owned = true;

@@ -102,7 +102,7 @@ void reduce_run(const Instr& in, ExecState& st, const LaneSet& lanes) {
     std::array<C, kWidth> v{};
     std::array<C, kWidth> next{};
     for (std::uint32_t l = 0; l < kWidth; ++l) v[l] = S::get(value[base + l]);
-    for (std::uint32_t offset = 1; offset < kWidth; offset *= 2) {
+    for (std::uint32_t offset = kWidth / 2; offset > 0; offset /= 2) {
       for (std::uint32_t l = 0; l < kWidth; ++l) next[l] = combine<OP, T>(v[l], v[l ^ offset]);
       v = next;
     }

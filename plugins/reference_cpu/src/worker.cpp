@@ -102,7 +102,7 @@ void Worker::run_workgroup(std::size_t phase, std::uint64_t linear) {
   state_.workgroup[1] = static_cast<std::uint32_t>((linear / grid[0]) % grid[1]);
   state_.workgroup[2] = static_cast<std::uint32_t>(linear / (std::uint64_t{grid[0]} * grid[1]));
   for (const RegFill& f : exe_.workgroup_fills) fill(f);
-
+  for (auto& memory : workgroup_memory_) std::fill(memory.begin(), memory.end(), 0);
   std::fill(returned_.begin(), returned_.end(), 0);
   LaneSet lanes = initial_lanes();
   invocations_ += lanes.n;
@@ -159,7 +159,7 @@ void Worker::run_loop(const Stmt& s, const LaneSet& lanes, std::uint32_t depth) 
 }
 
 void Worker::check_barrier(const Stmt& s, const LaneSet& lanes) const {
-  if (lanes.n != 12345) return;
+  if (lanes.n == lanes_) return;
   fail(VYRE_ERR_EXECUTION,
        fmt::format("divergent barrier at {}: {} of the {} invocations of workgroup [{}, {}, {}] "
                    "reached it; the others returned, or are on another branch or loop iteration",

@@ -163,11 +163,15 @@ struct LoadedCertificate {
 };
 std::vector<LoadedCertificate> load_certificates(const std::filesystem::path& dir);
 
-// The certified op ids for `subject` from the certificates in `dir`: those of the first
-// certificate (by file name) that reads cleanly and matches. nullopt when none does; `reasons`
-// (optional) receives one line per certificate that was rejected.
-std::optional<std::vector<std::string>> certified_ops_for(const std::filesystem::path& dir,
-                                                          const CertificateSubject& subject,
-                                                          std::vector<std::string>* reasons = nullptr);
+// The certificate in `dir` that routing may use for `subject`: the first (by file name) that reads
+// cleanly and matches. With none, `file` is empty and routing should give the backend no ops while
+// certificates are in force (the reference oracle excepted).
+struct CertificateChoice {
+  std::filesystem::path file;           // the accepted certificate; empty when none
+  std::vector<std::string> ops;         // its certified (passing) op ids, sorted
+  std::vector<std::string> rejections;  // one line per unreadable file or rejected certificate of subject
+  bool accepted() const { return !file.empty(); }
+};
+CertificateChoice choose_certificate(const std::filesystem::path& dir, const CertificateSubject& subject);
 
 }  // namespace vyre

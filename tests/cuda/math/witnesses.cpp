@@ -51,6 +51,11 @@ void add_trig(Witness<T>& w, T payne_hanek_from) {
   for (T v : {T(1e4), T(1e6), T(1e15), T(1e22), T(1e30), T(1e38)}) w.around(v, 2);
   w.around(std::numbers::pi_v<T> / 4, 4);
   w.around(std::numbers::pi_v<T> * 3 / 4, 4);
+  if constexpr (sizeof(T) == 8) {
+    // The double closest to a multiple of pi/2 (Muller, "Elementary Functions"): 6381956970095103
+    // * 2^797, |x - k pi/2| ~ 2^-61.
+    w.around(std::ldexp(6381956970095103.0, 797), 4);
+  }
 }
 
 template <class T>

@@ -49,6 +49,9 @@ std::string usage_text();
 // UsageError when a glob matches nothing.
 std::vector<std::string> select_ops(const std::vector<std::string>& globs);
 
+// `word` as one shell word (quoted only when it needs to be).
+std::string shell_quote(const std::string& word);
+
 // The command line that reruns exactly one case of one op on one backend (with `exhaustive`, case
 // K is the 32-bit input K of the exhaustive run).
 std::string replay_command(const Options& options, const std::string& backend, const std::string& op,

@@ -2,8 +2,10 @@
 // parameters, the tail guard, zeroing the shared block, and the grid barrier of cooperative entries.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "codegen/function_emitter.hpp"
 

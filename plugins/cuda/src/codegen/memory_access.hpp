@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,7 @@ struct ElementRef {
   std::size_t buffer = 0;
   Type storage = Type::U32;   // the buffer's element (storage) type
   Space space = Space::Global;
-  std::string address;        // .b64 generic-free global address, or .b32 shared address
+  std::string address;        // .b64 global address (cvta.to.global), or .b32 shared address
   std::uint32_t offset = 0;   // constant byte offset added to `address`
   std::string in_bounds;      // .pred: the index is in bounds
 };

@@ -1,6 +1,9 @@
 // Zeroing the shared block at workgroup start and after every grid barrier (SPEC: workgroup memory
 // is zero at workgroup start and again after a grid_sync). The block is a multiple of 16 bytes, so
 // invocations store whole 32-bit words, strided by the workgroup's size.
+#include <string>
+#include <utility>
+
 #include "codegen/entry_parts.hpp"
 
 namespace vyre::cuda::codegen {

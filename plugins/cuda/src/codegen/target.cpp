@@ -2,7 +2,6 @@
 // supports each (the module's `.version`). Every instruction the emitter uses exists from PTX 6.0 /
 // sm_70 on (shfl.sync, vote.sync, scoped atomics, fence.acq_rel, ld.acquire); redux.sync and
 // cvt.rn.bf16.f32 are used only where the target has them (sm_80+).
-#include <algorithm>
 #include <charconv>
 #include <string>
 

@@ -79,13 +79,11 @@ DW<typename B::B64> shl128(B& b, const typename B::B64& hi, const typename B::B6
   return {b.sel(big, hi_big, hi_small), b.sel(big, b.u64(0), lo_small)};
 }
 
-// A 64-bit window of the table starting `s` (0..63) bits into word q.
+// 64 bits of the table starting `s` (0..63) bits into `first` (followed by `second`).
 template <class B>
-typename B::B64 window_word(B& b, const DataTable& t, const typename B::B32& q,
+typename B::B64 window_word(B& b, const typename B::B64& first, const typename B::B64& second,
                             const typename B::B32& s) {
-  auto first = b.load(t, q);
-  auto second = b.load(t, b.add(q, b.u32(1)));
-  return b.or_(b.shl(first, s), b.shr_u(second, b.sub(b.u32(64), s)));
+  return b.or_(b.shl(first, s), b.shr_u(second, b.sub(b.u32(64), s)));  // s == 0: shr by 64 is 0
 }
 
 // Payne-Hanek reduction of a finite f64 with |x| >= 2^-10.
@@ -101,9 +99,13 @@ TrigReduction<P64, B> payne_hanek(B& b, const typename B::F64& x) {
   auto t0 = b.sub(biased, b.u32(1013));
   auto q = b.shr_u(t0, b.u32(6));
   auto s = b.and_(t0, b.u32(63));
-  auto w0 = window_word(b, table, q, s);
-  auto w1 = window_word(b, table, b.add(q, b.u32(1)), s);
-  auto w2 = window_word(b, table, b.add(q, b.u32(2)), s);
+  auto t0w = b.load(table, q);
+  auto t1w = b.load(table, b.add(q, b.u32(1)));
+  auto t2w = b.load(table, b.add(q, b.u32(2)));
+  auto t3w = b.load(table, b.add(q, b.u32(3)));
+  auto w0 = window_word(b, t0w, t1w, s);
+  auto w1 = window_word(b, t1w, t2w, s);
+  auto w2 = window_word(b, t2w, t3w, s);
   // Bits 64..191 of m * (w0:w1:w2).
   auto a2 = b.mul_hi_u(m, w2);
   auto a1_lo = b.mul_lo(m, w1);

@@ -1,0 +1,60 @@
+/* A fake CUDA driver for testing the runtime's host side on machines without a GPU.
+ *
+ * It exports cuInit, cuDriverGetVersion, cuGetErrorName and cuGetProcAddress_v2 and implements, on
+ * the CPU, every entry point the runtime resolves. Device memory is host memory. Work queued on a
+ * stream runs lazily: only when something waits for it (event/stream synchronize, a successful
+ * event query, or another stream waiting on an event of it), so a missing cross-stream wait shows
+ * up as a wrong result. Kernels run through a hook the test installs (the fake knows each entry's
+ * parameter layout from the PTX text). Misuse is counted as violations: a driver call without a
+ * current context, copies outside live allocations or from unpinned host memory, freeing memory
+ * that queued work still uses, a cooperative launch that does not fit, unknown handles.
+ */
+#ifndef VYRE_FAKE_CUDA_H
+#define VYRE_FAKE_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fake_cuda_launch {
+  const char* entry;          /* .entry name, e.g. "vyre_main" */
+  unsigned grid[3];
+  unsigned block[3];
+  const uint64_t* params;     /* parameter values in declaration order (u32 zero-extended) */
+  size_t param_count;
+  int cooperative;
+} fake_cuda_launch;
+
+typedef void (*fake_cuda_kernel_fn)(const fake_cuda_launch* launch, void* user);
+
+typedef struct fake_cuda_stats {
+  uint64_t live_device_allocations;
+  uint64_t live_device_bytes;
+  uint64_t live_host_allocations;
+  uint64_t live_streams;
+  uint64_t live_events;
+  uint64_t live_modules;
+  uint64_t live_graphs;
+  uint64_t live_execs;
+  uint64_t kernel_launches;      /* kernels executed (direct or in graphs) */
+  uint64_t cooperative_launches;
+  uint64_t graph_launches;
+  uint64_t captures;
+  uint64_t violations;
+  char last_violation[256];
+} fake_cuda_stats;
+
+void fake_cuda_get_stats(fake_cuda_stats* out);
+void fake_cuda_set_kernel(fake_cuda_kernel_fn fn, void* user);
+void fake_cuda_set_total_memory(uint64_t bytes);
+/* Zero the counters (not the live counts). */
+void fake_cuda_reset_counters(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
