@@ -1,5 +1,6 @@
 // Prints how long the reference plugin takes to xor two 1M-element u32 buffers (workgroup 256),
-// per dispatch, excluding compile: the default worker count and one worker.
+// per dispatch, excluding compile: the default worker count and one worker. Also prints the cost
+// of a conform-sized dispatch (one invocation) and of compiling a small program.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -54,5 +55,24 @@ int main() {
     double ms = time_ms(backend, program, inputs, expected);
     std::printf("xor 1M u32, workgroup 256, worker_threads=%u: median %.2f ms per dispatch\n", workers, ms);
   }
+  // Conform-sized work: one element through a few ops, many times.
+  vyre::ProgramBuilder tiny;
+  tiny.workgroup(1);
+  auto a = tiny.buffer("a", vyre::Access::Read, vyre::Type::F32);
+  auto o = tiny.buffer("o", vyre::Access::Output, vyre::Type::F32, 1);
+  tiny.store(o, u32(0), un(vyre::UnOp::Sqrt, a[u32(0)] * a[u32(0)] + f32(1.0f)));
+  auto backend = refcpu_test::make_backend();
+  std::vector<float> one_value = {3.0f};
+  std::vector<vyre::host::Bytes> tiny_inputs = {vyre::host::as_bytes(one_value)};
+  const int reps = 20000;
+  auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < reps / 10; ++r) backend.compile(tiny.build());
+  auto mid = std::chrono::steady_clock::now();
+  auto program = backend.compile(tiny.build());
+  for (int r = 0; r < reps; ++r) backend.dispatch(program, tiny_inputs);
+  auto stop = std::chrono::steady_clock::now();
+  std::printf("small program: compile %.2f us, one-invocation dispatch %.2f us\n",
+              std::chrono::duration<double, std::micro>(mid - start).count() / (reps / 10),
+              std::chrono::duration<double, std::micro>(stop - mid).count() / reps);
   return 0;
 }

@@ -54,9 +54,11 @@ HostResident& as_host(kit::ResidentBuffer& buffer) {
   return *r;
 }
 
+constexpr unsigned kMaxWorkers = 256;
+
 unsigned default_workers(std::uint32_t requested) {
-  if (requested != 0) return requested;
-  return std::max(1u, std::thread::hardware_concurrency());
+  if (requested != 0) return std::min<unsigned>(requested, kMaxWorkers);
+  return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxWorkers);
 }
 
 std::uint64_t physical_memory() {

@@ -339,7 +339,7 @@ class Compiler {
       }
       case NodeKind::Block:
         push_scope();
-        for (std::size_t i = 0; i < n.body.size(); ++i) node(n.body[i], fmt::format("{}.body[{}]", path, i));
+        for (std::size_t i = 0; i < n.body.size(); ++i) node(n.body[i], fmt::format("{}.block[{}]", path, i));
         pop_scope();
         return;
       case NodeKind::Barrier: {

@@ -65,7 +65,8 @@ void Worker::fill(const RegFill& f) {
     case FillKind::WorkgroupId: std::fill(r, r + lanes_, state_.workgroup[f.arg]); return;
     case FillKind::InvocationId: {
       std::uint32_t base = state_.workgroup[f.arg] * geometry_.workgroup[f.arg];
-      for (std::uint32_t i = 0; i < lanes_; ++i) r[i] = static_cast<std::uint32_t>(base + local_[f.arg][i]);
+      const std::uint32_t* local = local_[f.arg].data();
+      for (std::uint32_t i = 0; i < lanes_; ++i) r[i] = static_cast<std::uint32_t>(base + local[i]);
       return;
     }
   }
@@ -93,6 +94,11 @@ LaneSet Worker::initial_lanes() {
   if (!geometry_.tail_guard) return all;
   std::uint64_t base = std::uint64_t{state_.workgroup[0]} * geometry_.workgroup[0];
   const std::uint64_t n = geometry_.n;
+  if (geometry_.workgroup[1] == 1 && geometry_.workgroup[2] == 1) {
+    // 1-D (the only shape the tail guard applies to): a prefix of the lanes.
+    std::uint64_t active = n > base ? std::min<std::uint64_t>(n - base, lanes_) : 0;
+    return LaneSet{nullptr, static_cast<std::uint32_t>(active), true};
+  }
   return filter(all, lane_buffer(0, kAfterReturn), [&](std::uint32_t i) { return base + local_[0][i] < n; });
 }
 

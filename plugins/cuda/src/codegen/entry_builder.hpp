@@ -1,6 +1,10 @@
 // Stage 5 of the emitter: entry assembly. An entry runs a sequence of phases of the program; a
 // cooperative entry runs several with a grid barrier between them (the `whole` entry of a
 // grid_sync program), a phase entry runs one (split launches).
+//
+// Performance work slots in here without touching operator lowering: an elementwise entry shape
+// (several elements per invocation, 16-byte vector accesses through memory_access.hpp's
+// ElementRef) would be another EntryPlan kind that loops the phase over its elements.
 #pragma once
 
 #include <cstddef>

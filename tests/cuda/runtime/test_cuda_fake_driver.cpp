@@ -1,0 +1,711 @@
+// The CUDA plugin's whole host side on a fake driver (fake_driver/fake_cuda.h), without a GPU:
+// driver loading through cuGetProcAddress, device probing, module loading, host/async/timed
+// dispatch, grid_sync planning (cooperative and split), launch checks, pools, resident buffers and
+// their cross-stream ordering, sequences replayed as graphs with in-place updates, pipelines
+// replayed from captured graphs, the memory budget, concurrency and teardown. The fake runs queued
+// work lazily, so a missing stream dependency gives a wrong result; kernels run through emulators
+// of the test programs below; any misuse of the driver API counts as a violation.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "fake_driver/fake_cuda.h"
+#include "gpu_support.hpp"
+#include "test_programs.hpp"
+
+namespace {
+
+using namespace vyre::cudatest;  // test file: helpers of this suite
+using vyre::DispatchConfig;
+using vyre::Program;
+using vyre::host::Binding;
+using vyre::host::ByteVector;
+using vyre::host::ResidentBuffer;
+
+// Point the plugin at the fake driver before anything creates an instance.
+const bool kFakeDriver = [] {
+  setenv("VYRE_CUDA_DRIVER_LIBRARY", FAKE_CUDA_LIBRARY, 1);
+  unsetenv("VYRE_CUDA_FORCE_SPLIT_GRID_SYNC");
+  unsetenv("VYRE_CUDA_DEVICE_ORDINAL");
+  unsetenv("CUDA_CACHE_PATH");
+  const std::string cache_home = std::string(VYRE_BINARY_DIR) + "/fake_cuda_cache_home";
+  std::filesystem::remove_all(cache_home);
+  setenv("XDG_CACHE_HOME", cache_home.c_str(), 1);
+  return true;
+}();
+
+// ---- kernel emulators: what each test program's kernels do, on "device" (host) memory -----------
+
+enum class Kernel { None, Increment, Mix, Scramble, Affine, Rotate };
+
+std::mutex g_kernel_mutex;
+Kernel g_kernel = Kernel::None;
+std::uint32_t g_rotate_n = 0;
+std::uint64_t g_barrier_errors = 0;
+
+std::uint32_t* words_at(std::uint64_t address) { return reinterpret_cast<std::uint32_t*>(address); }
+
+std::uint64_t invocations(const fake_cuda_launch& l) {
+  return std::uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2];
+}
+
+bool runs(const fake_cuda_launch& l, std::uint64_t n_index, std::uint64_t tail_index, std::uint64_t g) {
+  return !(l.params[tail_index] != 0 && g >= l.params[n_index]);
+}
+
+void emulate(const fake_cuda_launch* launch, void*) {
+  const fake_cuda_launch& l = *launch;
+  const std::uint64_t total = invocations(l);
+  const auto* p = l.params;
+  switch (g_kernel) {
+    case Kernel::Increment:  // x, |x|, N, tail
+      for (std::uint64_t g = 0; g < total; ++g) {
+        if (runs(l, 2, 3, g) && g < p[1]) words_at(p[0])[g] += 1;
+      }
+      break;
+    case Kernel::Mix:  // x, y, |x|, |y|, N, tail: x = x * 3 + y
+      for (std::uint64_t g = 0; g < total; ++g) {
+        if (runs(l, 4, 5, g) && g < p[2]) words_at(p[0])[g] = words_at(p[0])[g] * 3 + (g < p[3] ? words_at(p[1])[g] : 0);
+      }
+      break;
+    case Kernel::Scramble:  // y, x, |y|, |x|, N, tail: y ^= x >> 3
+      for (std::uint64_t g = 0; g < total; ++g) {
+        if (runs(l, 4, 5, g) && g < p[2]) words_at(p[0])[g] ^= (g < p[3] ? words_at(p[1])[g] : 0) >> 3;
+      }
+      break;
+    case Kernel::Affine:  // a, out, |a|, |out|, N, tail: out = a * 3 + i for i < |a|
+      for (std::uint64_t g = 0; g < total; ++g) {
+        if (runs(l, 4, 5, g) && g < p[2] && g < p[3]) words_at(p[1])[g] = words_at(p[0])[g] * 3 + static_cast<std::uint32_t>(g);
+      }
+      break;
+    case Kernel::Rotate: {  // x, t, |x|, |t|, N, tail [, barrier]
+      const std::uint32_t n = g_rotate_n;
+      const bool whole = std::string(l.entry) == "vyre_main";
+      if (whole) {
+        if (l.param_count != 7 || p[6] == 0 || *reinterpret_cast<const std::uint64_t*>(p[6]) != 0) ++g_barrier_errors;
+      }
+      const bool phase0 = whole || std::string(l.entry) == "vyre_phase_0";
+      const bool phase1 = whole || std::string(l.entry) == "vyre_phase_1";
+      if (phase0) {
+        for (std::uint64_t g = 0; g < std::min<std::uint64_t>(total, n); ++g) words_at(p[1])[g] = words_at(p[0])[g] + 1;
+      }
+      if (phase1) {
+        for (std::uint64_t g = 0; g < std::min<std::uint64_t>(total, n); ++g) words_at(p[0])[g] = words_at(p[1])[(g + 1) % n];
+      }
+      if (whole) *reinterpret_cast<std::uint64_t*>(p[6]) = 0xdead;  // the barrier state is dirty after use
+      break;
+    }
+    case Kernel::None: break;
+  }
+}
+
+// Selects the emulator for one test case and checks the fake saw no misuse.
+class FakeScope {
+ public:
+  explicit FakeScope(Kernel kernel, std::uint32_t rotate_n = 0) : lock_(g_kernel_mutex) {
+    g_kernel = kernel;
+    g_rotate_n = rotate_n;
+    g_barrier_errors = 0;
+    fake_cuda_set_kernel(&emulate, nullptr);
+    fake_cuda_reset_counters();
+  }
+  ~FakeScope() {
+    const fake_cuda_stats s = stats();
+    INFO("last violation: " << s.last_violation);
+    CHECK(s.violations == 0);
+    CHECK(g_barrier_errors == 0);
+    g_kernel = Kernel::None;
+  }
+  static fake_cuda_stats stats() {
+    fake_cuda_stats s{};
+    fake_cuda_get_stats(&s);
+    return s;
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
+const vyre::host::Backend& fake() {
+  static const vyre::host::Backend backend = open_backend("cuda");
+  return backend;
+}
+
+struct Delta {
+  const vyre::host::Backend& backend;
+  std::vector<vyre::host::Metric> before;
+  explicit Delta(const vyre::host::Backend& b) : backend(b), before(b.metrics()) {}
+  std::uint64_t operator()(std::string_view name) const {
+    std::uint64_t old = 0;
+    for (const auto& m : before) {
+      if (m.name == name) old = m.value;
+    }
+    return metric(backend, name) - old;
+  }
+};
+
+template <class F>
+std::string expect_error(F&& f, vyre_status code) {
+  try {
+    f();
+  } catch (const vyre::Error& error) {
+    INFO("message: " << error.what());
+    CHECK(error.code() == code);
+    CHECK(std::string(error.what()).find("Fix: ") != std::string::npos);
+    return error.what();
+  }
+  FAIL("expected vyre::Error " << vyre::status_name(code));
+  return {};
+}
+
+std::vector<std::uint32_t> random_words(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> out(n);
+  for (auto& w : out) w = rng() % 100000;
+  return out;
+}
+
+std::vector<std::uint32_t> words(const ByteVector& bytes) {
+  std::vector<std::uint32_t> out(bytes.size() / 4);
+  std::memcpy(out.data(), bytes.data(), out.size() * 4);
+  return out;
+}
+
+vyre::host::Bytes bytes(const std::vector<std::uint32_t>& w) { return vyre::host::as_bytes(w); }
+vyre::host::MutableBytes mutable_bytes(std::vector<std::uint32_t>& w) {
+  return vyre::host::MutableBytes(reinterpret_cast<std::byte*>(w.data()), w.size() * 4);
+}
+
+std::vector<std::uint32_t> affine_model(const std::vector<std::uint32_t>& a, std::uint32_t n) {
+  std::vector<std::uint32_t> out(n, 0);
+  for (std::uint32_t i = 0; i < std::min<std::size_t>(a.size(), n); ++i) out[i] = a[i] * 3 + i;
+  return out;
+}
+
+std::vector<std::uint32_t> rotate_model(std::vector<std::uint32_t> x, int rounds) {
+  const std::size_t n = x.size();
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<std::uint32_t> t(n);
+    for (std::size_t i = 0; i < n; ++i) t[i] = x[i] + 1;
+    for (std::size_t i = 0; i < n; ++i) x[i] = t[(i + 1) % n];
+  }
+  return x;
+}
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("the plugin opens the fake driver, probes the device and prepares the JIT cache") {
+  FakeScope scope(Kernel::None);
+  const vyre_device_profile profile = fake().device_profile();
+  CHECK(std::string(profile.name) == "Fake CUDA Device");
+  CHECK(std::string(profile.target) == "sm_90");
+  CHECK(profile.compute_major == 9);
+  CHECK(profile.multiprocessors == 132);
+  CHECK(profile.max_workgroup_size[2] == 64);
+  CHECK(profile.max_grid_size[1] == 65535);
+  CHECK(profile.total_memory_bytes == (1ull << 30));
+  CHECK(profile.l2_cache_bytes == 52428800);
+  CHECK(profile.cooperative_launch == 1);
+  CHECK(profile.memory_bandwidth_gbps == doctest::Approx(3352.32));
+  CHECK(profile.driver_version == 12040);
+  const std::string expected_cache = std::string(VYRE_BINARY_DIR) + "/fake_cuda_cache_home/vyre";
+  REQUIRE(std::getenv("CUDA_CACHE_PATH") != nullptr);
+  CHECK(std::string(std::getenv("CUDA_CACHE_PATH")) == expected_cache);
+  CHECK(std::filesystem::is_directory(expected_cache));
+}
+
+TEST_CASE("create honours the device ordinal and fails with NO_DEVICE and a Fix where it cannot run") {
+  FakeScope scope(Kernel::None);
+  {
+    ScopedEnv devices("FAKE_CUDA_DEVICES", "2");
+    ScopedEnv ordinal("VYRE_CUDA_DEVICE_ORDINAL", "1");
+    CHECK(open_backend("cuda").device_profile().multiprocessors == 132);
+    vyre::host::CreateOptions options;
+    options.device_ordinal = 2;
+    CHECK(expect_error([&] { open_backend("cuda", options); }, VYRE_ERR_NO_DEVICE).find("2 device(s)") != std::string::npos);
+  }
+  {
+    ScopedEnv devices("FAKE_CUDA_DEVICES", "0");
+    expect_error([] { open_backend("cuda"); }, VYRE_ERR_NO_DEVICE);
+  }
+  // A copy of the fake under another name is a separate driver library (opened afresh).
+  const std::string copy = std::string(VYRE_BINARY_DIR) + "/fake_cuda_copy.so";
+  std::filesystem::copy_file(FAKE_CUDA_LIBRARY, copy, std::filesystem::copy_options::overwrite_existing);
+  ScopedEnv library("VYRE_CUDA_DRIVER_LIBRARY", copy.c_str());
+  {
+    ScopedEnv old("FAKE_CUDA_DRIVER_VERSION", "11080");
+    CHECK(expect_error([] { open_backend("cuda"); }, VYRE_ERR_NO_DEVICE).find("CUDA 11.8") != std::string::npos);
+  }
+  {
+    ScopedEnv hidden("FAKE_CUDA_HIDE_cuGraphExecKernelNodeSetParams", "1");
+    CHECK(expect_error([] { open_backend("cuda"); }, VYRE_ERR_NO_DEVICE).find("cuGraphExecKernelNodeSetParams") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry counts the work") {
+  FakeScope scope(Kernel::Affine);
+  const std::uint32_t n = 4096;
+  const Program program = affine_program(n);
+  const auto compiled = fake().compile(program);
+  const auto a = random_words(3000, 1);
+  const std::vector<vyre::host::Bytes> inputs{bytes(a)};
+  const auto expected = affine_model(a, n);
+
+  Delta delta(fake());
+  CHECK(words(fake().dispatch(compiled, inputs).at(0)) == expected);
+  CHECK(delta("dispatches") == 1);
+  CHECK(delta("kernel_launches") == 1);
+  CHECK(delta("h2d_operations") == 1);
+  CHECK(delta("h2d_bytes") == 12000);
+  CHECK(delta("memset_operations") == 1);  // the output is zeroed: the fake's memory starts as 0x5A
+  CHECK(delta("d2h_operations") == 1);
+  CHECK(delta("d2h_bytes") == n * 4);
+
+  auto pending = fake().dispatch_async(compiled, inputs);
+  int polls = 0;
+  while (!pending.poll()) ++polls;
+  CHECK(polls >= 1);  // the fake reports "not ready" before finishing
+  CHECK(words(pending.wait().at(0)) == expected);
+
+  const auto timed = fake().dispatch_timed(compiled, inputs);
+  CHECK(words(timed.outputs.at(0)) == expected);
+  CHECK(timed.timing.has_device_ns);
+  CHECK(timed.timing.device_ns == 250000);
+  CHECK(timed.timing.wall_ns >= timed.timing.enqueue_ns);
+  CHECK(metric(fake(), "timed_device_ns") >= 250000);
+
+  const auto pipeline = fake().pipeline(compiled);
+  Delta graphs(fake());
+  for (int k = 0; k < 6; ++k) {
+    const auto input = random_words(k % 2 == 0 ? 1000 : 2500, 10 + k);
+    CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
+  }
+  CHECK(graphs("graph_builds") == 2);  // one captured graph per input shape
+  CHECK(graphs("graph_launches") == 6);
+  CHECK(FakeScope::stats().captures == 2);
+}
+
+TEST_CASE("module and PTX caches: one lowering per process, one module load per instance") {
+  FakeScope scope(Kernel::None);
+  const Program program = increment_program(321);
+  Delta delta(fake());
+  fake().compile(program);
+  fake().compile(program);
+  CHECK(delta("module_cache_misses") == 1);
+  CHECK(delta("module_cache_hits") == 1);
+  CHECK(delta("ptx_cache_misses") == 1);
+  const auto other = open_backend("cuda");
+  Delta second(other);
+  other.compile(program);
+  CHECK(second("ptx_cache_hits") == 1);
+  CHECK(second("module_cache_misses") == 1);
+}
+
+TEST_CASE("grid_sync: cooperative with fresh barrier state when co-resident, phases otherwise") {
+  DispatchConfig fixpoint;
+  fixpoint.fixpoint_iterations = 3;
+  auto run = [](const vyre::host::Backend& backend, std::uint32_t n, const DispatchConfig& config, int rounds) {
+    FakeScope scope(Kernel::Rotate, n);
+    const auto x = random_words(n, n);
+    const auto out = backend.dispatch(backend.compile(rotate_program(n)), std::vector<vyre::host::Bytes>{bytes(x)}, config);
+    CHECK(words(out.at(0)) == rotate_model(x, rounds));
+    return FakeScope::stats();
+  };
+  {
+    Delta delta(fake());
+    const auto s = run(fake(), 4096, {}, 1);  // 16 workgroups of 256: co-resident
+    CHECK(s.cooperative_launches == 1);
+    CHECK(delta("cooperative_launches") == 1);
+    const auto s3 = run(fake(), 4096, fixpoint, 3);
+    CHECK(s3.cooperative_launches == 3);  // a zeroed barrier before each launch
+  }
+  {
+    Delta delta(fake());
+    const auto s = run(fake(), 1u << 20, {}, 1);  // 4096 workgroups > 132 SMs x 8
+    CHECK(s.cooperative_launches == 0);
+    CHECK(s.kernel_launches == 2);
+    CHECK(delta("split_grid_sync_dispatches") == 1);
+  }
+  {
+    ScopedEnv force("VYRE_CUDA_FORCE_SPLIT_GRID_SYNC", "1");
+    const auto forced = open_backend("cuda");
+    const auto s = run(forced, 4096, fixpoint, 3);
+    CHECK(s.cooperative_launches == 0);
+    CHECK(s.kernel_launches == 6);
+    FakeScope scope(Kernel::Rotate, 4096);
+    const auto x = random_words(4096, 3);
+    const auto pipeline = forced.pipeline(forced.compile(rotate_program(4096)));
+    for (int k = 0; k < 3; ++k) CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(x)}).at(0)) == rotate_model(x, 1));
+    CHECK(FakeScope::stats().captures == 1);
+    CHECK(FakeScope::stats().graph_launches == 3);
+  }
+  {
+    FakeScope scope(Kernel::Rotate, 4096);  // a cooperative pipeline launches directly, never from a graph
+    const auto x = random_words(4096, 4);
+    const auto pipeline = fake().pipeline(fake().compile(rotate_program(4096)));
+    for (int k = 0; k < 2; ++k) CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(x)}).at(0)) == rotate_model(x, 1));
+    CHECK(FakeScope::stats().captures == 0);
+    CHECK(FakeScope::stats().cooperative_launches == 2);
+  }
+}
+
+TEST_CASE("device limits fail before any device work and write no output") {
+  FakeScope scope(Kernel::Affine);
+  const Program program = affine_program(1024);
+  const auto compiled = fake().compile(program);
+  const auto a = random_words(1024, 5);
+  ByteVector out(4096, std::byte{0xAB});
+  std::vector<vyre::host::MutableBytes> targets{vyre::host::MutableBytes(out.data(), out.size())};
+  DispatchConfig deep;
+  deep.grid = std::array<std::uint32_t, 3>{1, 1, 1};
+  deep.workgroup_override = std::array<std::uint32_t, 3>{1, 1, 128};
+  DispatchConfig tall;
+  tall.grid = std::array<std::uint32_t, 3>{1, 70000, 1};
+  for (const DispatchConfig& config : {deep, tall}) {
+    Delta delta(fake());
+    expect_error([&] { fake().dispatch_into(compiled, std::vector<vyre::host::Bytes>{bytes(a)}, targets, config); },
+                 VYRE_ERR_LIMIT);
+    CHECK(delta("kernel_launches") == 0);
+    CHECK(delta("h2d_operations") == 0);
+    CHECK(std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xAB}; }));
+  }
+  CHECK(FakeScope::stats().kernel_launches == 0);
+}
+
+TEST_CASE("resident round trip: zero at allocation, writes at offsets, merged range reads") {
+  FakeScope scope(Kernel::None);
+  const ResidentBuffer buffer = fake().alloc(4096);
+  const ByteVector zeros = fake().download(buffer, 0, 4096);
+  CHECK(std::all_of(zeros.begin(), zeros.end(), [](std::byte b) { return b == std::byte{0}; }));
+  ByteVector model(4096, std::byte{0});
+  auto write = [&](std::uint64_t offset, ByteVector data) {
+    std::copy(data.begin(), data.end(), model.begin() + offset);
+    return data;
+  };
+  ByteVector first = write(100, random_elements(vyre::Type::U8, 37, 1));
+  fake().upload(buffer, 100, vyre::host::Bytes(first.data(), first.size()));
+  std::fill(first.begin(), first.end(), std::byte{0xEE});  // reused at once by the caller
+  const ByteVector a = write(0, random_elements(vyre::Type::U8, 64, 2));
+  const ByteVector b = write(120, random_elements(vyre::Type::U8, 10, 3));
+  const ByteVector c = write(4000, random_elements(vyre::Type::U8, 96, 4));
+  fake().upload(std::vector<vyre::host::ResidentWrite>{{buffer, 0, vyre::host::Bytes(a.data(), a.size())},
+                                                       {buffer, 120, vyre::host::Bytes(b.data(), b.size())},
+                                                       {buffer, 4000, vyre::host::Bytes(c.data(), c.size())}});
+  ByteVector r0(50), r1(50), r2(37), r3(10), empty;
+  Delta delta(fake());
+  fake().download(std::vector<vyre::host::ResidentRead>{{buffer, 50, vyre::host::MutableBytes(r1.data(), r1.size())},
+                                                        {buffer, 0, vyre::host::MutableBytes(r0.data(), r0.size())},
+                                                        {buffer, 100, vyre::host::MutableBytes(r2.data(), r2.size())},
+                                                        {buffer, 4086, vyre::host::MutableBytes(r3.data(), r3.size())},
+                                                        {buffer, 2000, vyre::host::MutableBytes(empty.data(), 0)}});
+  CHECK(delta("d2h_operations") == 2);
+  CHECK(delta("d2h_bytes") == 147);
+  CHECK(std::equal(r0.begin(), r0.end(), model.begin()));
+  CHECK(std::equal(r1.begin(), r1.end(), model.begin() + 50));
+  CHECK(std::equal(r2.begin(), r2.end(), model.begin() + 100));
+  CHECK(std::equal(r3.begin(), r3.end(), model.begin() + 4086));
+  CHECK(fake().download(buffer, 0, 4096) == model);
+}
+
+TEST_CASE("resident dispatch: ordered after uploads, no readback, busy while in flight") {
+  FakeScope scope(Kernel::Mix);
+  const std::uint32_t n = 2048;
+  const auto mix = fake().compile(mix_program(n));
+  const auto x0 = random_words(n, 10), y0 = random_words(n, 11);
+  auto expected = x0;
+  for (std::uint32_t i = 0; i < n; ++i) expected[i] = x0[i] * 3 + y0[i];
+  const ResidentBuffer x = fake().alloc(n * 4), y = fake().alloc(n * 4);
+  fake().upload(x, 0, bytes(x0));
+  fake().upload(y, 0, bytes(y0));
+  const std::vector<Binding> bindings{Binding::of(x), Binding::of(y)};
+  Delta delta(fake());
+  fake().dispatch_resident(mix, bindings);
+  CHECK(delta("d2h_operations") == 0);
+  CHECK(words(fake().download(x, 0, n * 4)) == expected);
+
+  fake().upload(x, 0, bytes(x0));
+  auto pending = fake().dispatch_resident_async(mix, std::vector<Binding>{Binding::of(x), Binding::host_bytes(bytes(y0))});
+  ResidentBuffer busy = x;
+  expect_error([&] { busy.free(); }, VYRE_ERR_BUSY);
+  pending.wait();
+  CHECK(words(fake().download(x, 0, n * 4)) == expected);
+
+  fake().upload(x, 0, bytes(x0));
+  const auto timing = fake().dispatch_resident_timed(mix, bindings);
+  CHECK(timing.has_device_ns);
+  CHECK(words(fake().download(x, 0, n * 4)) == expected);
+  busy.free();
+  CHECK(busy.freed());
+}
+
+TEST_CASE("a sequence equals step-by-step dispatch; repeated steps replay one graph") {
+  FakeScope scope(Kernel::Mix);
+  const std::uint32_t n = 3000;
+  const auto mix = fake().compile(mix_program(n));
+  const auto x0 = random_words(n, 20), y0 = random_words(n, 21);
+  auto fresh = [&] {
+    const ResidentBuffer x = fake().alloc(n * 4), y = fake().alloc(n * 4);
+    fake().upload(x, 0, bytes(x0));
+    fake().upload(y, 0, bytes(y0));
+    return std::pair{x, y};
+  };
+  const auto [sx, sy] = fresh();
+  for (int r = 0; r < 10; ++r) fake().dispatch_resident(mix, std::vector<Binding>{Binding::of(sx), Binding::of(sy)});
+  const auto step_x = words(fake().download(sx, 0, n * 4));
+
+  const auto [qx, qy] = fresh();
+  std::vector<std::uint32_t> out_x(n), out_y(n / 2);
+  vyre::host::Sequence sequence;
+  sequence.prefix = {{mix, {}, {qx, qy}}};
+  sequence.repeated = {{mix, {}, {qx, qy}}};
+  sequence.repeat_count = 9;
+  sequence.reads = {{qx, 0, mutable_bytes(out_x)}, {qy, n * 2, mutable_bytes(out_y)}};
+  Delta delta(fake());
+  fake().sequence(sequence);
+  CHECK(out_x == step_x);
+  CHECK(out_y == std::vector<std::uint32_t>(y0.begin() + n / 2, y0.end()));
+  CHECK(delta("graph_launches") == 9);
+  CHECK(delta("d2h_operations") == 2);
+  CHECK(FakeScope::stats().graph_launches == 9);
+}
+
+TEST_CASE("a repeated sequence of 1000 steps is correct") {
+  FakeScope scope(Kernel::Increment);
+  const std::uint32_t n = 4096;
+  const auto increment = fake().compile(increment_program(n));
+  const auto x0 = random_words(n, 30);
+  const ResidentBuffer x = fake().alloc(n * 4);
+  fake().upload(x, 0, bytes(x0));
+  std::vector<std::uint32_t> out(n);
+  vyre::host::Sequence sequence;
+  sequence.repeated = {{increment, {}, {x}}};
+  sequence.repeat_count = 1000;
+  sequence.reads = {{x, 0, mutable_bytes(out)}};
+  fake().sequence(sequence);
+  auto expected = x0;
+  for (auto& w : expected) w += 1000;
+  CHECK(out == expected);
+  sequence.repeated = {{increment, {}, {x}}, {increment, {}, {x}}};
+  sequence.repeat_count = 500;
+  fake().sequence(sequence);
+  for (auto& w : expected) w += 1000;
+  CHECK(out == expected);
+  CHECK(FakeScope::stats().kernel_launches == 2000);
+}
+
+TEST_CASE("graph replay stays correct after a binding or count change, updating in place") {
+  FakeScope scope(Kernel::Mix);
+  const std::uint32_t n = 2048;
+  const auto mix = fake().compile(mix_program(n));
+  auto run = [&](const ResidentBuffer& x, const ResidentBuffer& y, const DispatchConfig& config) {
+    std::vector<std::uint32_t> out(n);
+    vyre::host::Sequence sequence;
+    sequence.repeated = {{mix, config, {x, y}}};
+    sequence.repeat_count = 5;
+    sequence.reads = {{x, 0, mutable_bytes(out)}};
+    fake().sequence(sequence);
+    return out;
+  };
+  auto model = [&](std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, std::uint32_t elements) {
+    for (int r = 0; r < 5; ++r) {
+      for (std::uint32_t i = 0; i < elements; ++i) x[i] = x[i] * 3 + y[i];
+    }
+    return x;
+  };
+  const auto ax = random_words(n, 40), ay = random_words(n, 41), bx = random_words(n, 42), by = random_words(n, 43);
+  const ResidentBuffer x1 = fake().alloc(n * 4), y1 = fake().alloc(n * 4), x2 = fake().alloc(n * 4),
+                       y2 = fake().alloc(n * 4);
+  fake().upload(x1, 0, bytes(ax));
+  fake().upload(y1, 0, bytes(ay));
+  fake().upload(x2, 0, bytes(bx));
+  fake().upload(y2, 0, bytes(by));
+  CHECK(run(x1, y1, {}) == model(ax, ay, n));
+  Delta delta(fake());
+  CHECK(run(x2, y2, {}) == model(bx, by, n));
+  CHECK(delta("graph_builds") == 0);
+  CHECK(delta("graph_updates") == 1);
+  CHECK(words(fake().download(x1, 0, n * 4)) == model(ax, ay, n));
+  DispatchConfig half;
+  half.dispatch_elements = 1024;
+  const auto before = words(fake().download(x2, 0, n * 4));
+  Delta counts(fake());
+  CHECK(run(x2, y2, half) == model(before, by, 1024));
+  CHECK(counts("graph_builds") == 0);
+  CHECK(counts("graph_updates") == 1);
+  ScopedEnv direct("VYRE_CUDA_DISABLE_GRAPHS", "1");
+  const auto again = words(fake().download(x2, 0, n * 4));
+  Delta none(fake());
+  CHECK(run(x2, y2, {}) == model(again, by, n));
+  CHECK(none("graph_launches") == 0);
+  CHECK(none("kernel_launches") == 5);
+}
+
+TEST_CASE("the memory budget: OUT_OF_MEMORY naming the bytes, earlier and later buffers keep working") {
+  FakeScope scope(Kernel::None);
+  vyre::host::CreateOptions options;
+  options.memory_budget_bytes = 64ull << 20;
+  const auto backend = open_backend("cuda", options);
+  const ResidentBuffer first = backend.alloc(32ull << 20);
+  const std::string message = expect_error([&] { backend.alloc(48ull << 20); }, VYRE_ERR_OUT_OF_MEMORY);
+  CHECK(message.find("50331648") != std::string::npos);
+  CHECK(message.find("33554432") != std::string::npos);
+  const ResidentBuffer second = backend.alloc(16ull << 20);
+  const auto data = random_words(1024, 50);
+  backend.upload(first, (32ull << 20) - 4096, bytes(data));
+  CHECK(words(backend.download(first, (32ull << 20) - 4096, 4096)) == data);
+  backend.upload(second, 0, bytes(data));
+  CHECK(words(backend.download(second, 0, 4096)) == data);
+  // Without a budget the device's free memory is the limit (the fake has 1 GiB).
+  const std::string device = expect_error([] { fake().alloc(2ull << 30); }, VYRE_ERR_OUT_OF_MEMORY);
+  CHECK(device.find("2147483648") != std::string::npos);
+  CHECK(fake().alloc(1 << 20).byte_len() == (1u << 20));
+}
+
+TEST_CASE("device memory stays flat over 10k allocate/dispatch/free cycles") {
+  FakeScope scope(Kernel::Increment);
+  const std::uint32_t n = 256;
+  const auto increment = fake().compile(increment_program(n));
+  const auto data = random_words(n, 60);
+  auto cycle = [&](std::uint64_t k) {
+    ResidentBuffer buffer = fake().alloc(n * 4 + (k % 3) * 4096);
+    fake().upload(buffer, 0, bytes(data));
+    if (k % 2 == 0) {
+      fake().dispatch_resident(increment, std::vector<Binding>{Binding::of(buffer)});
+    } else {
+      fake().dispatch_resident_async(increment, std::vector<Binding>{Binding::of(buffer)}).wait();
+    }
+    if (k % 97 == 0) {
+      auto expected = data;
+      for (auto& w : expected) w += 1;
+      CHECK(words(fake().download(buffer, 0, n * 4)) == expected);
+    }
+    buffer.free();
+  };
+  for (std::uint64_t k = 0; k < 100; ++k) cycle(k);
+  const fake_cuda_stats before = FakeScope::stats();
+  const std::uint64_t pool_before = metric(fake(), "device_bytes_allocated");
+  for (std::uint64_t k = 0; k < 10000; ++k) cycle(k);
+  const fake_cuda_stats after = FakeScope::stats();
+  CHECK(after.live_device_bytes == before.live_device_bytes);
+  CHECK(after.live_device_allocations == before.live_device_allocations);
+  CHECK(after.live_host_allocations <= before.live_host_allocations + 4);
+  CHECK(after.live_events <= before.live_events + 8);
+  CHECK(after.live_streams <= before.live_streams + 8);
+  CHECK(metric(fake(), "device_bytes_allocated") == pool_before);
+  CHECK(metric(fake(), "resident_bytes_live") == 0);
+}
+
+TEST_CASE("8 threads share one instance: host dispatch, resident work and sequences") {
+  FakeScope scope(Kernel::Mix);
+  const std::uint32_t n = 1024;
+  const auto mix = fake().compile(mix_program(n));
+  const auto shared_y = random_words(n, 70);
+  const ResidentBuffer y = fake().alloc(n * 4);
+  fake().upload(y, 0, bytes(shared_y));
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        const ResidentBuffer x = fake().alloc(n * 4);
+        for (int iteration = 0; iteration < 25; ++iteration) {
+          auto model = random_words(n, 1000 * t + iteration);
+          fake().upload(x, 0, bytes(model));
+          fake().dispatch_resident(mix, std::vector<Binding>{Binding::of(x), Binding::of(y)});
+          for (std::uint32_t i = 0; i < n; ++i) model[i] = model[i] * 3 + shared_y[i];
+          if (iteration % 3 == 0) {
+            std::vector<std::uint32_t> out(n);
+            vyre::host::Sequence sequence;
+            sequence.repeated = {{mix, {}, {x, y}}};
+            sequence.repeat_count = 2;
+            sequence.reads = {{x, 0, mutable_bytes(out)}};
+            fake().sequence(sequence);
+            for (int r = 0; r < 2; ++r) {
+              for (std::uint32_t i = 0; i < n; ++i) model[i] = model[i] * 3 + shared_y[i];
+            }
+            if (out != model) throw std::runtime_error("sequence result differs");
+          }
+          if (words(fake().download(x, 0, n * 4)) != model) throw std::runtime_error("resident result differs");
+          const auto host = fake().dispatch(mix, std::vector<vyre::host::Bytes>{bytes(model), bytes(shared_y)});
+          auto expected = model;
+          for (std::uint32_t i = 0; i < n; ++i) expected[i] = expected[i] * 3 + shared_y[i];
+          if (words(host.at(0)) != expected) throw std::runtime_error("host dispatch result differs");
+        }
+      } catch (const std::exception& error) {
+        std::lock_guard lock(mutex);
+        failures.push_back("thread " + std::to_string(t) + ": " + error.what());
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& failure : failures) std::cout << "  " << failure << std::endl;
+  CHECK(failures.empty());
+}
+
+TEST_CASE("handles of another instance are rejected") {
+  FakeScope scope(Kernel::None);
+  const auto other = open_backend("cuda");
+  const ResidentBuffer foreign = other.alloc(64);
+  const auto compiled = fake().compile(increment_program(16));
+  expect_error([&] { fake().dispatch_resident(compiled, std::vector<Binding>{Binding::of(foreign)}); },
+               VYRE_ERR_INVALID_HANDLE);
+}
+
+TEST_CASE("destroying an instance releases everything it owns on the device") {
+  FakeScope scope(Kernel::Increment);
+  const fake_cuda_stats before = FakeScope::stats();
+  {
+    const auto backend = open_backend("cuda");
+    const auto increment = backend.compile(increment_program(512));
+    const ResidentBuffer x = backend.alloc(2048);
+    backend.upload(x, 0, bytes(random_words(512, 1)));
+    backend.dispatch_resident(increment, std::vector<Binding>{Binding::of(x)});
+    auto pending = backend.dispatch_resident_async(increment, std::vector<Binding>{Binding::of(x)});
+    const auto pipeline = backend.pipeline(increment);
+    pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(random_words(512, 2))});
+    vyre::host::Sequence sequence;
+    sequence.repeated = {{increment, {}, {x}}};
+    sequence.repeat_count = 3;
+    backend.sequence(sequence);
+  }
+  const fake_cuda_stats after = FakeScope::stats();
+  CHECK(after.live_device_allocations == before.live_device_allocations);
+  CHECK(after.live_host_allocations == before.live_host_allocations);
+  CHECK(after.live_streams == before.live_streams);
+  CHECK(after.live_events == before.live_events);
+  CHECK(after.live_modules == before.live_modules);
+  CHECK(after.live_graphs == before.live_graphs);
+  CHECK(after.live_execs == before.live_execs);
+}
