@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "test_support.hpp"
 #include "vyre/builder.hpp"
@@ -221,4 +223,32 @@ TEST_CASE("Backend::create checks its table") {
   vyre_backend_fns small{};
   small.struct_size = 16;
   CHECK(code_of([&] { host::Backend::create(&small, nullptr); }) == VYRE_ERR_ABI);
+}
+
+TEST_CASE_FIXTURE(Fixture, "one instance is used from many threads at once") {
+  host::Program shared = backend.compile(binary_program(BinOp::Xor, 4));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        const std::vector<std::uint32_t> x = {std::uint32_t(t), 1, 2, 3}, y = {1, 1, 1, 1};
+        const host::Bytes in[] = {host::as_bytes(x), host::as_bytes(y)};
+        for (int i = 0; i < 40; ++i) {
+          host::Program own = backend.compile(binary_program(BinOp::Xor, 4));
+          const host::Program& program = (i % 2) ? own : shared;
+          if (words(backend.dispatch(program, in).at(0)) != std::vector<std::uint32_t>{std::uint32_t(t) ^ 1u, 0, 3, 2})
+            ++failures;
+          host::ResidentBuffer buffer = backend.alloc(16);
+          backend.upload(buffer, 0, host::as_bytes(x));
+          if (words(backend.download(buffer, 0, 16)) != x) ++failures;
+          if (i % 3 == 0) buffer.free();
+        }
+      } catch (const std::exception&) {
+        ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(failures == 0);
 }

@@ -621,3 +621,28 @@ TEST_CASE("pipelines: flags are checked; AOT without support is unsupported; err
     fns.error_release(nullptr);
   }
 }
+
+TEST_CASE("destroy waits for in-flight work and frees every handle the instance still owns") {
+  auto registry = test_registry();
+  const vyre_backend_fns& fns = *registry->fns("t_copy");
+  vyre_backend* backend = nullptr;
+  REQUIRE(fns.create(nullptr, &backend, nullptr) == VYRE_OK);
+  const std::vector<std::uint8_t> wire = encode_wire(binary_program(BinOp::Xor, 4));
+  vyre_program* program = nullptr;
+  REQUIRE(fns.program_compile(backend, wire.data(), wire.size(), &program, nullptr) == VYRE_OK);
+  vyre_resident* buffers[3] = {};
+  for (vyre_resident*& b : buffers) REQUIRE(fns.resident_alloc(backend, 16, &b, nullptr) == VYRE_OK);
+  vyre_binding bindings[3];
+  for (int i = 0; i < 3; ++i) bindings[i] = {sizeof(vyre_binding), VYRE_BIND_RESIDENT, buffers[i], nullptr, 0};
+  const vyre_resident_dispatch_args args{sizeof args, program, nullptr, bindings, 3};
+  vyre_pending* pending = nullptr;
+  REQUIRE(fns.dispatch_resident(backend, &args, &pending, nullptr) == VYRE_OK);
+  vyre_pipeline* pipeline = nullptr;
+  const vyre_pipeline_args pipeline_args{sizeof pipeline_args, program, nullptr, VYRE_PIPELINE_CACHE_OUTPUTS};
+  REQUIRE(fns.pipeline_create(backend, &pipeline_args, &pipeline, nullptr) == VYRE_OK);
+  const auto start = std::chrono::steady_clock::now();
+  fns.destroy(backend);  // the test backend's async work takes 300 ms
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(250));
+  CHECK(fns.pending_release(backend, pending, nullptr) == VYRE_ERR_INVALID_HANDLE);
+  CHECK(fns.resident_free(backend, buffers[0], nullptr) == VYRE_ERR_INVALID_HANDLE);
+}

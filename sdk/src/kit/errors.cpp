@@ -24,9 +24,18 @@ struct ErrorRegistry {
   std::unordered_map<const vyre_error*, std::unique_ptr<OwnedError>> live;
 };
 
+// Lives until the library is unloaded (or after every C++ static destructor at exit), so errors
+// reported or released from a host's static destructors still work.
+ErrorRegistry* g_errors = nullptr;
+
 ErrorRegistry& errors() {
-  static ErrorRegistry* registry = new ErrorRegistry;  // immortal: errors may outlive statics
+  static ErrorRegistry* registry = g_errors = new ErrorRegistry;
   return *registry;
+}
+
+__attribute__((destructor)) void free_error_registry() {
+  delete g_errors;  // with any errors the host never released
+  g_errors = nullptr;
 }
 
 // Returned when even the error object cannot be allocated; never freed.

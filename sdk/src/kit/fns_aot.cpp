@@ -32,9 +32,16 @@ struct AotRegistry {
   std::unordered_map<const vyre_aot_output*, std::unique_ptr<OwnedAot>> live;
 };
 
+AotRegistry* g_aot_outputs = nullptr;  // freed at unload, like the error registry
+
 AotRegistry& aot_outputs() {
-  static AotRegistry* registry = new AotRegistry;  // immortal, like the error registry
+  static AotRegistry* registry = g_aot_outputs = new AotRegistry;
   return *registry;
+}
+
+__attribute__((destructor)) void free_aot_registry() {
+  delete g_aot_outputs;
+  g_aot_outputs = nullptr;
 }
 
 void check_file_name(const std::string& name) {

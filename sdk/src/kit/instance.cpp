@@ -14,9 +14,21 @@ struct InstanceTable {
   std::unordered_map<std::uint64_t, std::shared_ptr<Instance>> live;
 };
 
+// Lives until the library is unloaded (or after every C++ static destructor at exit), so hosts
+// that destroy instances from their own static destructors still find it.
+InstanceTable* g_instances = nullptr;
+
 InstanceTable& instances() {
-  static InstanceTable* table = new InstanceTable;  // immortal: no teardown order at exit
+  static InstanceTable* table = g_instances = new InstanceTable;
   return *table;
+}
+
+// An ELF destructor: runs at dlclose, or at exit after the C++ static destructors. Instances a host
+// leaked are left alone (destroying backends this late is not safe).
+__attribute__((destructor)) void free_instance_table() {
+  if (g_instances == nullptr || !g_instances->live.empty()) return;
+  delete g_instances;
+  g_instances = nullptr;
 }
 
 }  // namespace

@@ -20,9 +20,17 @@ struct State {
   std::atomic<void*> log_user{nullptr};
 };
 
+// Lives until the library is unloaded (or after every C++ static destructor at exit).
+State* g_state = nullptr;
+
 State& state() {
-  static State* s = new State;  // immortal: a plugin may log from threads during exit
+  static State* s = g_state = new State;
   return *s;
+}
+
+__attribute__((destructor)) void free_state() {
+  delete g_state;
+  g_state = nullptr;
 }
 
 std::string join(const std::vector<std::string>& items, std::size_t limit) {

@@ -598,7 +598,8 @@ TEST_CASE("device memory stays flat over 10k allocate/dispatch/free cycles") {
   const auto increment = fake().compile(increment_program(n));
   const auto data = random_words(n, 60);
   auto cycle = [&](std::uint64_t k) {
-    ResidentBuffer buffer = fake().alloc(n * 4 + (k % 3) * 4096);
+    ResidentBuffer buffer = fake().alloc(n * 4);
+    ResidentBuffer scratch = fake().alloc(64 + (k % 3) * 4096);  // varying sizes
     fake().upload(buffer, 0, bytes(data));
     if (k % 2 == 0) {
       fake().dispatch_resident(increment, std::vector<Binding>{Binding::of(buffer)});
@@ -611,6 +612,7 @@ TEST_CASE("device memory stays flat over 10k allocate/dispatch/free cycles") {
       CHECK(words(fake().download(buffer, 0, n * 4)) == expected);
     }
     buffer.free();
+    scratch.free();
   };
   for (std::uint64_t k = 0; k < 100; ++k) cycle(k);
   const fake_cuda_stats before = FakeScope::stats();

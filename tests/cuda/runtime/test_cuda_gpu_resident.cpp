@@ -299,7 +299,8 @@ TEST_CASE("device memory stays flat over 10k allocate/dispatch/free cycles") {
   const auto data = random_words(n, 60);
   const std::uint64_t cycles = env_u64("VYRE_TEST_CYCLES", 10000);
   auto cycle = [&](std::uint64_t k) {
-    ResidentBuffer buffer = backend.alloc(n * 4 + (k % 3) * 4096);
+    ResidentBuffer buffer = backend.alloc(n * 4);
+    ResidentBuffer scratch = backend.alloc(64 + (k % 3) * 4096);  // varying sizes
     backend.upload(buffer, 0, vyre::host::as_bytes(data));
     if (k % 2 == 0) {
       backend.dispatch_resident(increment, std::vector<Binding>{Binding::of(buffer)});
@@ -312,6 +313,7 @@ TEST_CASE("device memory stays flat over 10k allocate/dispatch/free cycles") {
       CHECK(words(backend.download(buffer, 0, n * 4)) == expected);
     }
     buffer.free();
+    scratch.free();
   };
   for (std::uint64_t k = 0; k < 200; ++k) cycle(k);  // warm the pools
   const std::uint64_t free_before = metric(backend, "device_memory_free_bytes");

@@ -17,6 +17,10 @@ Context::~Context() {
   if (context_ != nullptr) driver_.cuDevicePrimaryCtxRelease(device_);
 }
 
+bool Context::bind_quietly() const noexcept {
+  return driver_.cuCtxSetCurrent(context_) == drv::CUDA_SUCCESS;
+}
+
 void Context::bind() const {
   driver_.check(driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }

@@ -16,6 +16,9 @@ class Context {
 
   // Make this context current on the calling thread. Throws VYRE_ERR_DEVICE on failure.
   void bind() const;
+  // The same for destructors and teardown: never throws; false when the driver refused (e.g. it
+  // is already shutting down at process exit).
+  bool bind_quietly() const noexcept;
 
   const Driver& driver() const { return driver_; }
   drv::CUdevice device() const { return device_; }

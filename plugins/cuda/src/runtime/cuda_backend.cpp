@@ -11,13 +11,7 @@
 
 namespace vyre::cuda {
 
-CudaBackend::~CudaBackend() {
-  try {
-    runtime_->bind();
-  } catch (...) {
-    // Teardown goes on regardless.
-  }
-}
+CudaBackend::~CudaBackend() { runtime_->bind_quietly(); }
 
 void CudaBackend::device_profile(vyre_device_profile& out) {
   fill_profile(runtime_->device(), runtime_->target().name(), out);

@@ -18,7 +18,7 @@ DeviceWork::~DeviceWork() { finish_before_destroy(); }
 
 void DeviceWork::finish_before_destroy() noexcept {
   try {
-    runtime_->bind();
+    runtime_->bind_quietly();
     std::lock_guard lock(mutex_);
     if (finished_) return;
     if (fence_ == nullptr) {

@@ -89,7 +89,7 @@ LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr>
 }
 
 void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
-                       drv::CUstream stream, drv::CUdeviceptr barrier) {
+                       drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing) {
   if (plan.kernels.empty()) return;
   const Driver& driver = runtime.driver();
   LaunchBindings bound = bindings;
@@ -133,7 +133,7 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
              "check the launch geometry against the device limits (vyre backends shows them) and "
              "report the program if it is within them");
       }
-      Telemetry::add(runtime.telemetry().kernel_launches);
+      if (!capturing) Telemetry::add(runtime.telemetry().kernel_launches);
     }
   }
 }

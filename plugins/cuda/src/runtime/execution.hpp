@@ -36,9 +36,10 @@ LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr>
                              std::vector<std::uint64_t> elements);
 
 // Queue every launch of `plan` on `stream`. Cooperative plans need `barrier`, a device block of at
-// least plan.grid_barrier_bytes; it is zeroed on the stream before each launch.
+// least plan.grid_barrier_bytes; it is zeroed on the stream before each launch. `capturing`: the
+// launches are being recorded into a graph (counted when the graph is replayed, not here).
 void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
-                       drv::CUstream stream, drv::CUdeviceptr barrier);
+                       drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing = false);
 
 // The launches of a non-cooperative plan as graph nodes, in launch order.
 std::vector<GraphNodeSpec> graph_nodes(const ExecPlan& plan, const LaunchBindings& bindings);

@@ -22,7 +22,8 @@ class PipelineShape {
   void run(const kit::HostDispatch& dispatch);
 
  private:
-  void record();  // queue the whole dispatch on stream_ (captured once, or run directly)
+  // Queue the whole dispatch on stream_: once under capture, or at every dispatch (direct).
+  void record(bool capturing);
 
   std::shared_ptr<Runtime> runtime_;
   std::mutex mutex_;  // one dispatch at a time per shape
@@ -86,7 +87,7 @@ PipelineShape::PipelineShape(std::shared_ptr<Runtime> runtime, const kit::HostDi
   fence_ = rt.events().acquire();
   if (plan_.cooperative) return;  // a graph would drop the cooperative launch
   try {
-    graph_ = CapturedGraph::capture(rt.context(), rt.telemetry(), stream_.get(), [this] { record(); });
+    graph_ = CapturedGraph::capture(rt.context(), rt.telemetry(), stream_.get(), [this] { record(true); });
   } catch (const Error& error) {
     kit::log(VYRE_LOG_WARN, std::string("cuda: pipeline graph capture failed, launching directly: ") + error.what());
     Telemetry::add(rt.telemetry().graph_fallbacks);
@@ -95,12 +96,12 @@ PipelineShape::PipelineShape(std::shared_ptr<Runtime> runtime, const kit::HostDi
 }
 
 PipelineShape::~PipelineShape() {
-  runtime_->bind();
+  runtime_->bind_quietly();
   runtime_->driver().cuStreamSynchronize(stream_.get());
   graph_.reset();
 }
 
-void PipelineShape::record() {
+void PipelineShape::record(bool capturing) {
   Runtime& rt = *runtime_;
   const Driver& driver = rt.driver();
   const drv::CUstream s = stream_.get();
@@ -114,7 +115,7 @@ void PipelineShape::record() {
     if (memset_bytes_[b] == 0) continue;
     driver.check(driver.cuMemsetD8Async(bindings_.pointers[b], 0, memset_bytes_[b], s), "cuMemsetD8Async(pipeline)");
   }
-  enqueue_execution(rt, plan_, bindings_, s, barrier_);
+  enqueue_execution(rt, plan_, bindings_, s, barrier_, capturing);
   for (std::size_t j = 0; j < outputs_.size(); ++j) {
     if (output_bytes_[j] == 0) continue;
     driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + staging_offsets_[inputs_.size() + j],
@@ -137,7 +138,7 @@ void PipelineShape::run(const kit::HostDispatch& dispatch) {
     graph_->launch(stream_.get());
     Telemetry::add(telemetry.kernel_launches, plan_.launches());
   } else {
-    record();
+    record(false);
   }
   driver.check(driver.cuEventRecord(fence_->get(), stream_.get()), "cuEventRecord");
   const drv::CUresult done = driver.cuEventSynchronize(fence_->get());
@@ -147,6 +148,9 @@ void PipelineShape::run(const kit::HostDispatch& dispatch) {
     if (input_bytes_[i] == 0) continue;
     Telemetry::add(telemetry.h2d_operations);
     Telemetry::add(telemetry.h2d_bytes, input_bytes_[i]);
+  }
+  for (std::uint64_t bytes : memset_bytes_) {
+    if (bytes != 0) Telemetry::add(telemetry.memset_operations);
   }
   driver.check(done, "pipeline dispatch on the device",
                "dispatch the same inputs without the pipeline to compare; after a device fault the "
@@ -165,7 +169,7 @@ CudaPipeline::CudaPipeline(std::shared_ptr<Runtime> runtime, std::shared_ptr<con
     : kit::Pipeline(std::move(program), std::move(config), flags), runtime_(std::move(runtime)) {}
 
 CudaPipeline::~CudaPipeline() {
-  runtime_->bind();
+  runtime_->bind_quietly();
   shapes_.clear();
 }
 

@@ -42,7 +42,7 @@ CudaResident::~CudaResident() {
 void CudaResident::release() {
   if (released_) return;
   Runtime& rt = *runtime_;
-  rt.bind();
+  rt.bind_quietly();  // also runs from the destructor; the calls below report their own errors
   EventRef pending;
   {
     std::lock_guard lock(rt.order_mutex());

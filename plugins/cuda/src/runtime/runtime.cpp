@@ -74,11 +74,7 @@ Runtime::Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info,
 }
 
 Runtime::~Runtime() {
-  try {
-    context_.bind();
-  } catch (...) {
-    // Teardown continues: each member releases what it can.
-  }
+  context_.bind_quietly();  // teardown continues regardless: each member releases what it can
   graphs_.clear();
 }
 
@@ -93,7 +89,7 @@ BlockPoolHooks Runtime::device_hooks(const Context& context, Telemetry& telemetr
     return ptr;
   };
   hooks.free = [&context](std::uint64_t address) {
-    context.bind();
+    context.bind_quietly();
     context.driver().cuMemFree(address);
   };
   hooks.describe_available = [&context]() {
@@ -120,7 +116,7 @@ BlockPoolHooks Runtime::staging_hooks(const Context& context, Telemetry& telemet
     return reinterpret_cast<std::uintptr_t>(ptr);
   };
   hooks.free = [&context](std::uint64_t address) {
-    context.bind();
+    context.bind_quietly();
     context.driver().cuMemFreeHost(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)));
   };
   hooks.describe_available = []() { return std::string("pinned host memory is exhausted"); };

@@ -44,6 +44,7 @@ class Runtime {
 
   // Make the context current on the calling thread; every entry point calls it first.
   void bind() const { context_.bind(); }
+  bool bind_quietly() const noexcept { return context_.bind_quietly(); }
 
   const Driver& driver() const { return driver_; }
   const Context& context() const { return context_; }

@@ -24,14 +24,22 @@ StreamPool::~StreamPool() {
 }
 
 StreamLease StreamPool::acquire() {
-  {
-    std::lock_guard lock(mutex_);
-    if (!idle_.empty()) {
-      drv::CUstream stream = idle_.back();
-      idle_.pop_back();
-      return StreamLease(this, stream);
+  std::unique_lock lock(mutex_);
+  if (!primed_) {
+    primed_ = true;
+    for (std::size_t i = 0; i < kInitialStreams; ++i) {
+      drv::CUstream stream = nullptr;
+      context_.driver().check(context_.driver().cuStreamCreate(&stream, drv::CU_STREAM_NON_BLOCKING),
+                              "cuStreamCreate");
+      idle_.push_back(stream);
     }
   }
+  if (!idle_.empty()) {
+    drv::CUstream stream = idle_.front();
+    idle_.pop_front();
+    return StreamLease(this, stream);
+  }
+  lock.unlock();
   drv::CUstream stream = nullptr;
   context_.driver().check(context_.driver().cuStreamCreate(&stream, drv::CU_STREAM_NON_BLOCKING),
                           "cuStreamCreate");

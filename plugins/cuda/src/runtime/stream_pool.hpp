@@ -1,7 +1,11 @@
 // Pools of non-blocking streams and of events. A dispatch takes a stream for its work and an event
 // to fence it; both go back to their pool for the next dispatch instead of being recreated.
+// Streams are handed out in rotation (first returned, first reused) from a few created up front,
+// so consecutive operations land on different streams: independent work overlaps, and ordering
+// between operations rests on explicit event waits only, never on sharing a stream by chance.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -31,6 +35,7 @@ class StreamLease {
 
 class StreamPool {
  public:
+  static constexpr std::size_t kInitialStreams = 4;
   explicit StreamPool(const Context& context) : context_(context) {}
   ~StreamPool();  // the context must be current
   StreamPool(const StreamPool&) = delete;
@@ -42,7 +47,8 @@ class StreamPool {
  private:
   const Context& context_;
   std::mutex mutex_;
-  std::vector<drv::CUstream> idle_;
+  std::deque<drv::CUstream> idle_;
+  bool primed_ = false;
 };
 
 // One event, shared by whoever still needs to wait on it; it goes back to its pool when the last

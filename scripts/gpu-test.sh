@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Build vyre from source on a GPU machine and run the CUDA plugin's tests in one go.
+#
+#   scripts/gpu-test.sh [all|build|test]      (default: all)
+#
+# Steps, each under its own time limit, CUDA work first: record the environment (nvidia-smi,
+# compilers); configure (Release, Ninja) and build the CUDA plugin, reference_cpu and the CUDA
+# tests (JOBS=16); run the CPU-side CUDA tests (units, plugin registration, the fake-driver suite)
+# and the GPU tests (dispatch modes, resident/sequence/graph tests, the differential of every op
+# against reference_cpu); then build everything else, optionally run vyre-conform
+# (VYRE_GPU_TEST_CONFORM=1), and the rest of the ctest suite (VYRE_GPU_TEST_CPU_SUITE=0 skips it).
+#
+# Full logs go to $OUT when it is set (else <build>/gpu-test-logs); the last thing printed is a
+# summary table (step, result, seconds), also written to summary.txt. A test that finds no GPU
+# exits 77 and shows as SKIP with its reason in the log. The exit status is 0 only when nothing
+# failed.
+#
+# Knobs: BUILD_DIR (default build-gpu), JOBS (16), VYRE_TEST_SEED, VYRE_TEST_RANDOM_LANES,
+# VYRE_TEST_OPS (see tests/cuda/runtime/test_cuda_gpu_ops.cpp), VYRE_GPU_TEST_OPS_TIMEOUT (300).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-all}
+build=${BUILD_DIR:-$root/build-gpu}
+jobs=${JOBS:-16}
+logs=${OUT:-$build/gpu-test-logs}
+mkdir -p "$logs"
+summary_rows=()
+failures=0
+script_start=$(date +%s)
+
+# ---- reporting -----------------------------------------------------------------------------------
+
+add_row() {  # name result seconds note
+  summary_rows+=("$(printf '%-34s %-8s %7s  %s' "$1" "$2" "$3" "$4")")
+  case "$2" in FAIL|TIMEOUT) failures=$((failures + 1)) ;; esac
+}
+
+print_summary() {
+  local total=$(( $(date +%s) - script_start ))
+  {
+    echo
+    echo "==== vyre GPU test summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), ${total}s, logs: $logs) ===="
+    printf '%-34s %-8s %7s  %s\n' "step" "result" "seconds" "note"
+    printf '%-34s %-8s %7s  %s\n' "----" "------" "-------" "----"
+    local row
+    for row in "${summary_rows[@]}"; do echo "$row"; done
+  } | tee "$logs/summary.txt"
+}
+trap print_summary EXIT
+trap 'exit 143' TERM INT  # an outer time limit still gets the summary
+
+# run_step NAME TIMEOUT_SECONDS COMMAND...: log to $logs/NAME.log, add a summary row.
+run_step() {
+  local name=$1 limit=$2
+  shift 2
+  local log="$logs/$name.log" start rc result note=""
+  start=$(date +%s)
+  echo ">>> $name: $*" | tee -a "$logs/progress.log"
+  ( cd "$root" && timeout --signal=TERM --kill-after=15 "$limit" "$@" ) >"$log" 2>&1
+  rc=$?
+  case $rc in
+    0) result=PASS ;;
+    77) result=SKIP; note=$(grep -m1 -E '^SKIP' "$log" | cut -c1-90) ;;
+    124|137) result=TIMEOUT; note="after ${limit}s" ;;
+    *) result=FAIL; note="exit $rc; see $name.log" ;;
+  esac
+  if [ "$result" = FAIL ]; then
+    note="$note; $(grep -m1 -E 'FAILED|MISMATCH|ERROR|error:' "$log" | cut -c1-80)"
+  fi
+  add_row "$name" "$result" "$(( $(date +%s) - start ))" "$note"
+  return $rc
+}
+
+# ---- environment -----------------------------------------------------------------------------------
+
+record_environment() {
+  {
+    echo "host: $(hostname)"; echo "date: $(date -u)"; echo "root: $root"; echo "build: $build"
+    command -v nvidia-smi >/dev/null && nvidia-smi
+    command -v nvidia-smi >/dev/null && nvidia-smi -q | grep -E 'Driver Version|CUDA Version|Product Name|Compute Mode' | sort -u
+    echo; cmake --version | head -1; ninja --version 2>/dev/null; g++ --version | head -1
+    echo; env | grep -E '^(CUDA|VYRE|NVIDIA)' | sort
+    (cd "$root" && git log -1 --oneline 2>/dev/null && git status --short 2>/dev/null | head -50)
+  } >"$logs/environment.log" 2>&1
+  local device
+  device=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+  add_row "environment" "INFO" "0" "${device:-no nvidia-smi}"
+}
+
+# ---- build -------------------------------------------------------------------------------------------
+
+configure_project() {
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  run_step configure 300 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DVYRE_WERROR=OFF -DVYRE_BUILD_TESTS=ON
+}
+
+# What the CUDA tests need: the two plugins and the test binaries.
+build_cuda() {
+  run_step build-cuda 900 cmake --build "$build" -j "$jobs" --target vyre_cuda vyre_reference_cpu \
+    test_cuda_runtime_units test_cuda_plugin test_cuda_fake_driver test_cuda_gpu_ops \
+    test_cuda_gpu_dispatch test_cuda_gpu_resident
+}
+
+# Everything else (a failure here does not stop the run: the build keeps going past it).
+build_rest() {
+  local keep_going=(-k)
+  [ -f "$build/build.ninja" ] && keep_going=(-k 0)
+  run_step build-all 900 cmake --build "$build" -j "$jobs" -- "${keep_going[@]}"
+}
+
+# ---- tests -------------------------------------------------------------------------------------------
+
+run_binary() {  # NAME TIMEOUT [ENV=VALUE...]: build/bin/NAME
+  local name=$1 limit=$2
+  shift 2
+  local binary="$build/bin/$name"
+  if [ ! -x "$binary" ]; then
+    add_row "$name" "FAIL" "0" "not built: $binary"
+    return 1
+  fi
+  run_step "$name" "$limit" env "$@" "$binary" --no-intro=true
+}
+
+run_cuda_tests() {
+  # CPU-side CUDA tests: fast, and they localise a failure before the GPU ones run.
+  run_binary test_cuda_runtime_units 120
+  run_binary test_cuda_plugin 120
+  run_binary test_cuda_fake_driver 300
+  # GPU tests, one at a time (they measure device memory and share the device).
+  run_binary test_cuda_gpu_dispatch 300
+  run_binary test_cuda_gpu_resident 300
+  run_binary test_cuda_gpu_ops "${VYRE_GPU_TEST_OPS_TIMEOUT:-300}" \
+    VYRE_TEST_THREADS="${VYRE_TEST_THREADS:-8}"
+}
+
+run_rest() {
+  if [ "${VYRE_GPU_TEST_CONFORM:-0}" = 1 ] && [ -x "$build/bin/vyre-conform" ]; then
+    run_step vyre-conform 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend cuda \
+      --out "$logs/certificates" --no-progress
+  fi
+  if [ "${VYRE_GPU_TEST_CPU_SUITE:-1}" = 1 ] && [ -f "$build/CTestTestfile.cmake" ]; then
+    run_step ctest-cpu-suite 600 ctest --test-dir "$build" -LE gpu -E '^test_cuda_' -j "$jobs" \
+      --output-on-failure --timeout 300
+    local counts
+    counts=$(grep -E 'tests passed|tests failed' "$logs/ctest-cpu-suite.log" | tail -1)
+    [ -n "$counts" ] && add_row "  ctest counts" "INFO" "0" "$counts"
+  fi
+}
+
+# The CUDA work first (device time is scarce), the rest of the project after it.
+case "$mode" in
+  all) record_environment; configure_project && build_cuda && run_cuda_tests; build_rest; run_rest ;;
+  build) record_environment; configure_project && build_cuda; build_rest ;;
+  test) record_environment; run_cuda_tests; run_rest ;;
+  *) echo "usage: $0 [all|build|test]" >&2; exit 2 ;;
+esac
+[ "$failures" -eq 0 ]

@@ -1,0 +1,162 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+namespace vyre::aot_tool {
+
+const char* const kUsage = R"(usage: vyre-aot compile PROGRAM [options] --out DIR
+
+Writes an AOT bundle for PROGRAM (JSON or wire bytes) through a backend plugin's AOT emitter:
+manifest.json, kernel.ptx, kernel.cubin (when ptxas is available), weights.bin, inputs/NAME.bin and
+launcher/ (a standalone C++17 runner needing only the CUDA driver). docs/AOT.md describes it all.
+
+options:
+  --target ID             the backend that emits the bundle (default: cuda)
+  --sm N                  the CUDA target sm_N (default: the device's when one is usable, else 90)
+  --elements N            dispatch element count N (SPEC §3)
+  --grid X[,Y[,Z]]        explicit grid (workgroups per axis)
+  --workgroup X[,Y[,Z]]   override the program's workgroup size
+  --iterations K          fixpoint iterations per launch step (default 1)
+  --weights FILE          bytes uploaded into the first input buffer at launch (must fit it)
+  --in NAME=FILE          the bytes of input buffer NAME, copied into the bundle; for a runtime-sized
+                          buffer the file's size fixes its count (repeatable)
+  --count NAME=N          fix runtime-sized buffer NAME to N elements without bundling data
+  --out DIR               the bundle directory (created; must be empty unless --force)
+  --force                 write into a non-empty DIR (files of the same name are replaced)
+  --plugins DIR           also load plugins from DIR (repeatable; searched first)
+  --no-default-plugins    skip <prefix>/lib/vyre/plugins and the build tree's plugins
+  -v, --verbose           log what the registry does
+  -h, --help              this text
+
+Every size is fixed at compile time: a runtime-sized (count 0) buffer needs --in or --count, and the
+grid must be non-empty. Exit status: 0 written, 1 failed, 2 usage error.
+)";
+
+namespace {
+
+std::uint64_t parse_u64(std::string_view option, const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used, 10);
+  } catch (...) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || text.front() == '-' || text.front() == '+')
+    throw UsageError(fmt::format("{} needs a non-negative integer, not '{}'", option, text));
+  return value;
+}
+
+std::uint32_t parse_u32(std::string_view option, const std::string& text) {
+  const std::uint64_t value = parse_u64(option, text);
+  if (value > UINT32_MAX) throw UsageError(fmt::format("{} value {} does not fit 32 bits", option, text));
+  return static_cast<std::uint32_t>(value);
+}
+
+std::array<std::uint32_t, 3> parse_triple(std::string_view option, const std::string& text) {
+  std::array<std::uint32_t, 3> out{1, 1, 1};
+  std::size_t start = 0;
+  for (std::size_t axis = 0;; ++axis) {
+    if (axis >= 3) throw UsageError(fmt::format("{} takes at most 3 values, not '{}'", option, text));
+    const std::size_t comma = text.find(',', start);
+    out[axis] = parse_u32(option, text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+std::pair<std::string, std::string> parse_pair(std::string_view option, const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError(fmt::format("{} takes NAME=VALUE, not '{}'", option, text));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+class Args {
+ public:
+  explicit Args(const std::vector<std::string>& args) : args_(args) {}
+  bool done() const { return next_ >= args_.size(); }
+  const std::string& current() const { return args_[next_]; }
+  void skip() { ++next_; }
+
+  // "--name VALUE" or "--name=VALUE" at the current position.
+  std::optional<std::string> option(std::string_view name) {
+    const std::string& a = args_[next_];
+    if (a == name) {
+      if (next_ + 1 >= args_.size()) throw UsageError(fmt::format("{} needs a value", name));
+      next_ += 2;
+      return args_[next_ - 1];
+    }
+    if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
+      ++next_;
+      return a.substr(name.size() + 1);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  std::size_t next_ = 0;
+};
+
+// One option at the current position; false when it is not an option this tool knows.
+bool take_option(Args& a, CompileOptions& o) {
+  if (auto v = a.option("--target")) { o.backend = *v; return true; }
+  if (auto v = a.option("--sm")) { o.sm = parse_u32("--sm", v->starts_with("sm_") ? v->substr(3) : *v); return true; }
+  if (auto v = a.option("--elements")) { o.config.dispatch_elements = parse_u64("--elements", *v); return true; }
+  if (auto v = a.option("--grid")) { o.config.grid = parse_triple("--grid", *v); return true; }
+  if (auto v = a.option("--workgroup")) { o.config.workgroup_override = parse_triple("--workgroup", *v); return true; }
+  if (auto v = a.option("--iterations")) { o.config.fixpoint_iterations = parse_u32("--iterations", *v); return true; }
+  if (auto v = a.option("--weights")) { o.weights = *v; return true; }
+  if (auto v = a.option("--out")) { o.out = *v; return true; }
+  if (auto v = a.option("--plugins")) { o.plugin_dirs.emplace_back(*v); return true; }
+  if (auto v = a.option("--in")) {
+    auto [name, file] = parse_pair("--in", *v);
+    o.inputs.emplace_back(name, file);
+    return true;
+  }
+  if (auto v = a.option("--count")) {
+    auto [name, count] = parse_pair("--count", *v);
+    o.counts.emplace_back(name, parse_u64("--count", count));
+    return true;
+  }
+  return false;
+}
+
+bool take_flag(Args& a, CompileOptions& o) {
+  const std::string& f = a.current();
+  if (f == "--force") o.force = true;
+  else if (f == "--no-default-plugins") o.default_plugins = false;
+  else if (f == "-v" || f == "--verbose") ++o.verbosity;
+  else if (f == "-vv") o.verbosity += 2;
+  else return false;
+  a.skip();
+  return true;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(const std::vector<std::string>& args) {
+  CommandLine line;
+  for (const std::string& a : args)
+    if (a == "-h" || a == "--help") line.help = true;
+  if (line.help) return line;
+  if (args.empty()) throw UsageError("missing the command (compile)");
+  if (args.front() != "compile") throw UsageError(fmt::format("unknown command '{}' (the command is compile)", args.front()));
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  Args a(rest);
+  CompileOptions& o = line.compile;
+  while (!a.done()) {
+    if (take_flag(a, o) || take_option(a, o)) continue;
+    if (a.current().starts_with("-")) throw UsageError(fmt::format("unknown option '{}'", a.current()));
+    if (!o.program.empty())
+      throw UsageError(fmt::format("unexpected argument '{}' (the program is '{}')", a.current(), o.program.string()));
+    o.program = a.current();
+    a.skip();
+  }
+  if (o.program.empty()) throw UsageError("missing the program file");
+  if (o.out.empty()) throw UsageError("missing --out DIR (the bundle directory)");
+  return line;
+}
+
+}  // namespace vyre::aot_tool
