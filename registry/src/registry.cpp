@@ -7,6 +7,8 @@
 #include <system_error>
 
 #include "discovery.hpp"
+#include "vyre/certificate.hpp"
+#include "vyre/fingerprint.hpp"
 #include "loader.hpp"
 
 namespace vyre {
@@ -33,6 +35,10 @@ std::vector<std::string_view> capability_names(std::uint64_t capabilities) {
 
 Registry::Registry(RegistryOptions options)
     : options_(std::move(options)), sink_(std::make_shared<LogSink>(options_.log)) {
+  if (!options_.certificate_dir && options_.use_environment) {
+    const char* dir = std::getenv("VYRE_CERT_DIR");
+    if (dir != nullptr && *dir != '\0') options_.certificate_dir = fs::path(dir);
+  }
   load_all();
 }
 
@@ -136,12 +142,36 @@ host::Backend Registry::backend(std::string_view id) {
   if (auto it = create_failures_.find(id); it != create_failures_.end()) throw it->second;
   try {
     host::Backend backend = host::Backend::create(l.plugin.fns, l.plugin.keep_alive, {}, l.plugin.info.id);
+    if (certificates_enabled() && !l.plugin.info.is_reference_oracle())
+      certified_.insert_or_assign(std::string(id), certificate_ops(l, backend));
     instances_.emplace(std::string(id), backend);
     return backend;
   } catch (const Error& e) {
     create_failures_.emplace(std::string(id), e);
     throw;
   }
+}
+
+std::vector<std::string> Registry::certificate_ops(const Loaded& l,
+                                                   const host::Backend& instance) const {
+  const std::string& id = l.plugin.info.id;
+  try {
+    const CertificateSubject subject{id, sha256_file_hex(l.plugin.info.path),
+                                     device_from_profile(instance.device_profile())};
+    CertificateChoice choice = choose_certificate(*options_.certificate_dir, subject);
+    for (const std::string& rejection : choice.rejections) log(VYRE_LOG_WARN, rejection);
+    if (choice.accepted()) {
+      log(VYRE_LOG_INFO, "backend '" + id + "' routes by certificate " + choice.file.string() +
+                             " (" + std::to_string(choice.ops.size()) + " certified ops)");
+      return std::move(choice.ops);
+    }
+    log(VYRE_LOG_WARN, "backend '" + id + "' has no accepted certificate in " +
+                           options_.certificate_dir->string() +
+                           "; it routes no program while certificates are in force");
+  } catch (const Error& e) {
+    log(VYRE_LOG_WARN, "certificates of backend '" + id + "' could not be read: " + e.what());
+  }
+  return {};
 }
 
 std::optional<host::Backend> Registry::try_backend(const PluginInfo& plugin, std::string& failure) {

@@ -71,6 +71,17 @@ Route Registry::route(const Program& program, const DispatchConfig* config) {
   }
   std::string why_not;
   for (const PluginInfo* plugin : candidates_in_order()) {
+    // With certificates in force the instance comes first: its device picks the certificate.
+    std::string failure;
+    std::optional<host::Backend> backend;
+    if (certificates_enabled()) {
+      backend = try_backend(*plugin, failure);
+      if (!backend) {
+        log(VYRE_LOG_WARN, "skipping backend '" + plugin->id + "': " + failure);
+        why_not += "\n  " + plugin->id + " cannot run here: " + failure;
+        continue;
+      }
+    }
     const bool certified = has_certified_ops(plugin->id);
     const std::vector<std::string> missing = missing_ops(ops, routing_ops(plugin->id));
     if (!missing.empty()) {
@@ -80,8 +91,7 @@ Route Registry::route(const Program& program, const DispatchConfig* config) {
       why_not += "\n  " + line;
       continue;
     }
-    std::string failure;
-    std::optional<host::Backend> backend = try_backend(*plugin, failure);
+    if (!backend) backend = try_backend(*plugin, failure);
     if (!backend) {
       log(VYRE_LOG_WARN, "skipping backend '" + plugin->id + "': " + failure);
       why_not += "\n  " + plugin->id + " cannot run here: " + failure;

@@ -6,6 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <quadmath.h>
+#include <xmmintrin.h>
+
+#include <cfenv>
 
 #include <cmath>
 #include <cstdint>
@@ -365,4 +368,26 @@ TEST_CASE("fma rounds once") {
   CHECK(f[1] == 0u);
   CHECK(d[0] == 0x1p-53 - 0x1p-105);
   CHECK(d[1] == 0.0);
+}
+
+TEST_CASE("results do not depend on the host's floating-point environment, which is restored") {
+  // Round upward, flush subnormals to zero and treat subnormal inputs as zero on this thread.
+  std::fenv_t saved;
+  std::fegetenv(&saved);
+  std::fesetround(FE_UPWARD);
+  _mm_setcsr(_mm_getcsr() | 0x8040u);  // FTZ | DAZ
+  const unsigned csr_before = _mm_getcsr();
+  std::vector<float> tiny = {std::numeric_limits<float>::denorm_min(), 1.0f, 16777217.0f};
+  auto sum = eval_binary(BinOp::Add, Type::F32, bits(tiny), bits(std::vector<float>{std::numeric_limits<float>::denorm_min(), 0x1p-30f, 1.0f}));
+  auto conv = eval_cast(Type::U32, Type::F32, {16777217u, 16777219u});
+  const unsigned csr_after = _mm_getcsr();
+  const int round_after = std::fegetround();
+  std::fesetenv(&saved);
+  CHECK(sum[0] == 2u);                       // no flush to zero
+  CHECK(sum[1] == f32_bits(1.0f));           // 1 + 2^-30 rounds to nearest, not up
+  CHECK(sum[2] == f32_bits(16777216.0f));    // 16777216 + 1 ties to even (upward: 16777218)
+  CHECK(conv[0] == f32_bits(16777216.0f));   // ties to even, not upward
+  CHECK(conv[1] == f32_bits(16777220.0f));
+  CHECK(csr_after == csr_before);            // the host's environment is back
+  CHECK(round_after == FE_UPWARD);
 }

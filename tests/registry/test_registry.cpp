@@ -3,8 +3,16 @@
 
 #include <algorithm>
 
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "test_support.hpp"
 #include "vyre/builder.hpp"
+#include "vyre/certificate.hpp"
+#include "vyre/fingerprint.hpp"
+#include "vyre/ops.hpp"
 
 using namespace vyre;
 using vyre::testing::LogRecorder;
@@ -213,6 +221,75 @@ TEST_CASE("certified ops replace declared ops for routing") {
   registry->clear_certified_ops("t_copy");
   CHECK(registry->route(binary_program(BinOp::Xor, 4)).plugin->id == "t_copy");
   CHECK(code_of([&] { registry->set_certified_ops("t_missing", {}); }) == VYRE_ERR_NOT_FOUND);
+}
+
+namespace {
+
+// A differential certificate for `plugin` on the device of `backend`, passing `passing` ops.
+Certificate certificate_for(const PluginInfo& plugin, host::Backend& backend,
+                            const std::vector<std::string>& passing) {
+  Certificate c;
+  c.tool_version = "vyre-conform test";
+  c.abi_version = "1.0";
+  c.backend_id = plugin.id;
+  c.backend_version = plugin.version;
+  c.plugin_path = plugin.path.string();
+  c.plugin_sha256 = sha256_file_hex(plugin.path);
+  c.device = device_from_profile(backend.device_profile());
+  c.reference_backend = "t_oracle";
+  c.catalog_hash = catalog_hash();
+  c.timestamp = "2026-11-21T00:00:00Z";
+  for (const std::string& op : plugin.op_ids) {
+    CertOpEntry entry;
+    entry.op = op;
+    const bool pass = std::find(passing.begin(), passing.end(), op) != passing.end();
+    entry.status = pass ? CertStatus::Pass : CertStatus::Unsupported;
+    entry.cases = pass ? 10 : 0;
+    if (!pass) entry.reason = "not run";
+    c.ops.push_back(entry);
+  }
+  c.summary = summarize(c.ops);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("with certificates in force, routing goes only by accepted certificates") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("vyre-certs-{}", ::getpid());
+  std::filesystem::remove_all(dir);
+  {
+    auto plain = test_registry();
+    host::Backend copy = plain->backend("t_copy");
+    write_certificate(
+        certificate_for(*plain->find("t_copy"), copy, ops_used(binary_program(BinOp::Xor, 8))),
+        dir);
+  }
+  LogRecorder log;
+  auto registry = test_registry(&log, false, dir);
+  REQUIRE(registry->certificates_enabled());
+  // t_copy's certificate covers xor: it routes there, by its certificate.
+  Route xor_route = registry->route(binary_program(BinOp::Xor, 8));
+  CHECK(xor_route.plugin->id == "t_copy");
+  CHECK(xor_route.reason.find("by its certificate") != std::string::npos);
+  CHECK(registry->routing_ops("t_copy") == ops_used(binary_program(BinOp::Xor, 8)));
+  // t_wide declares add but has no certificate: it routes nothing; the oracle takes add.
+  CHECK(registry->route(binary_program(BinOp::Add, 8)).plugin->id == "t_oracle");
+  CHECK(log.contains("backend 't_wide' has no accepted certificate"));
+
+  SUBCASE("a certificate of another plugin file is rejected") {
+    // Tamper-proofing of the file itself is the certificate reader's test; here the subject
+    // changes: the same certificate no longer matches once its recorded SHA-256 differs.
+    Certificate c = read_certificate(dir / std::filesystem::directory_iterator(dir)->path().filename());
+    c.plugin_sha256 = std::string(64, '0');
+    std::filesystem::remove_all(dir);
+    write_certificate(c, dir);
+    LogRecorder log2;
+    auto other = test_registry(&log2, false, dir);
+    CHECK(other->route(binary_program(BinOp::Xor, 8)).plugin->id == "t_oracle");
+    CHECK(log2.contains("no accepted certificate"));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("plugin log messages reach the registry's sink with the plugin id") {

@@ -28,8 +28,10 @@ std::string LogRecorder::all() {
   return out;
 }
 
-std::unique_ptr<Registry> test_registry(LogRecorder* log, bool use_environment) {
+std::unique_ptr<Registry> test_registry(LogRecorder* log, bool use_environment,
+                                        std::optional<std::filesystem::path> certificate_dir) {
   RegistryOptions options;
+  options.certificate_dir = std::move(certificate_dir);
   options.plugin_dirs = {VYRE_TEST_PLUGIN_DIR};
   options.use_environment = use_environment;
   options.use_default_dirs = false;

@@ -23,7 +23,8 @@ struct LogRecorder {
 };
 
 // A registry over the test plugins only (no environment, no default directories).
-std::unique_ptr<Registry> test_registry(LogRecorder* log = nullptr, bool use_environment = false);
+std::unique_ptr<Registry> test_registry(LogRecorder* log = nullptr, bool use_environment = false,
+                                        std::optional<std::filesystem::path> certificate_dir = {});
 
 // out[i] = a[i] <op> b[i] over `count` u32 elements (a and b runtime-sized, out fixed).
 // op: BinOp::Xor (t_copy and up), Add (t_wide, t_oracle), Sub (t_oracle only).

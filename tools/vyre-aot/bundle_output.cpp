@@ -57,18 +57,21 @@ void check_file(const std::vector<host::AotFile>& files, const vyre_launch::File
 void write_one(const fs::path& path, const std::vector<std::uint8_t>& data) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  if (ec) fail(VYRE_ERR_IO, fmt::format("cannot create '{}': {}", path.parent_path().string(), ec.message()),
-               "choose a writable --out directory");
+  if (ec)
+    fail(VYRE_ERR_IO, fmt::format("cannot create '{}': {}", path.parent_path().string(), ec.message()),
+         "choose a writable --out directory");
   const fs::path partial = path.string() + ".partial";
   {
     std::ofstream out(partial, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
     out.close();
-    if (!out) fail(VYRE_ERR_IO, fmt::format("cannot write '{}'", partial.string()), "check the disk space and permissions");
+    if (!out)
+      fail(VYRE_ERR_IO, fmt::format("cannot write '{}'", partial.string()), "check the disk space and permissions");
   }
   fs::rename(partial, path, ec);
-  if (ec) fail(VYRE_ERR_IO, fmt::format("cannot rename '{}' to '{}': {}", partial.string(), path.string(), ec.message()),
-               "check the --out directory's permissions");
+  if (ec)
+    fail(VYRE_ERR_IO, fmt::format("cannot rename '{}' to '{}': {}", partial.string(), path.string(), ec.message()),
+         "check the --out directory's permissions");
 }
 
 void prepare_directory(const fs::path& dir, bool force) {
@@ -81,7 +84,8 @@ void prepare_directory(const fs::path& dir, bool force) {
            "choose a new directory, or pass --force to replace the files of the same name");
   }
   fs::create_directories(dir, ec);
-  if (ec) fail(VYRE_ERR_IO, fmt::format("cannot create '{}': {}", dir.string(), ec.message()), "choose a writable --out");
+  if (ec)
+    fail(VYRE_ERR_IO, fmt::format("cannot create '{}': {}", dir.string(), ec.message()), "choose a writable --out");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -52,14 +53,22 @@ std::vector<host::AotFile> emit(Registry& registry, const CompileOptions& option
   return host::Backend::aot_emit(registry.fns(options.backend), prepared.program, aot);
 }
 
+// The text of `key` in `object` (a string or any JSON value), or "?" when absent.
+std::string field_text(const boost::json::object& object, std::string_view key) {
+  const boost::json::value* value = object.if_contains(key);
+  if (value == nullptr) return "?";
+  return value->is_string() ? std::string(value->as_string().c_str()) : boost::json::serialize(*value);
+}
+
 void print_summary(const std::vector<host::AotFile>& files, const CompileOptions& options) {
   for (const host::AotFile& file : files) {
     if (file.name != "manifest.json") continue;
     const boost::json::object m = boost::json::parse(std::string(file.data.begin(), file.data.end())).as_object();
     fmt::print("wrote {} ({} files): {} {} entry {}, grid {} x workgroup {}\n", options.out.string(), files.size(),
-               options.backend, m.at("target").as_string().c_str(), m.at("entry_point").as_string().c_str(),
-               boost::json::serialize(m.at("grid")), boost::json::serialize(m.at("workgroup")));
-    fmt::print("kernel: {}\n", m.at("kernel").as_object().at("cubin_status").as_string().c_str());
+               options.backend, field_text(m, "target"), field_text(m, "entry_point"), field_text(m, "grid"),
+               field_text(m, "workgroup"));
+    if (const boost::json::value* kernel = m.if_contains("kernel"); kernel != nullptr && kernel->is_object())
+      fmt::print("kernel: {}\n", field_text(kernel->as_object(), "cubin_status"));
   }
 }
 

@@ -101,15 +101,42 @@ class Args {
 
 // One option at the current position; false when it is not an option this tool knows.
 bool take_option(Args& a, CompileOptions& o) {
-  if (auto v = a.option("--target")) { o.backend = *v; return true; }
-  if (auto v = a.option("--sm")) { o.sm = parse_u32("--sm", v->starts_with("sm_") ? v->substr(3) : *v); return true; }
-  if (auto v = a.option("--elements")) { o.config.dispatch_elements = parse_u64("--elements", *v); return true; }
-  if (auto v = a.option("--grid")) { o.config.grid = parse_triple("--grid", *v); return true; }
-  if (auto v = a.option("--workgroup")) { o.config.workgroup_override = parse_triple("--workgroup", *v); return true; }
-  if (auto v = a.option("--iterations")) { o.config.fixpoint_iterations = parse_u32("--iterations", *v); return true; }
-  if (auto v = a.option("--weights")) { o.weights = *v; return true; }
-  if (auto v = a.option("--out")) { o.out = *v; return true; }
-  if (auto v = a.option("--plugins")) { o.plugin_dirs.emplace_back(*v); return true; }
+  if (auto v = a.option("--target")) {
+    o.backend = *v;
+    return true;
+  }
+  if (auto v = a.option("--sm")) {
+    o.sm = parse_u32("--sm", v->starts_with("sm_") ? v->substr(3) : *v);
+    return true;
+  }
+  if (auto v = a.option("--elements")) {
+    o.config.dispatch_elements = parse_u64("--elements", *v);
+    return true;
+  }
+  if (auto v = a.option("--grid")) {
+    o.config.grid = parse_triple("--grid", *v);
+    return true;
+  }
+  if (auto v = a.option("--workgroup")) {
+    o.config.workgroup_override = parse_triple("--workgroup", *v);
+    return true;
+  }
+  if (auto v = a.option("--iterations")) {
+    o.config.fixpoint_iterations = parse_u32("--iterations", *v);
+    return true;
+  }
+  if (auto v = a.option("--weights")) {
+    o.weights = *v;
+    return true;
+  }
+  if (auto v = a.option("--out")) {
+    o.out = *v;
+    return true;
+  }
+  if (auto v = a.option("--plugins")) {
+    o.plugin_dirs.emplace_back(*v);
+    return true;
+  }
   if (auto v = a.option("--in")) {
     auto [name, file] = parse_pair("--in", *v);
     o.inputs.emplace_back(name, file);
@@ -125,11 +152,16 @@ bool take_option(Args& a, CompileOptions& o) {
 
 bool take_flag(Args& a, CompileOptions& o) {
   const std::string& f = a.current();
-  if (f == "--force") o.force = true;
-  else if (f == "--no-default-plugins") o.default_plugins = false;
-  else if (f == "-v" || f == "--verbose") ++o.verbosity;
-  else if (f == "-vv") o.verbosity += 2;
-  else return false;
+  if (f == "--force")
+    o.force = true;
+  else if (f == "--no-default-plugins")
+    o.default_plugins = false;
+  else if (f == "-v" || f == "--verbose")
+    ++o.verbosity;
+  else if (f == "-vv")
+    o.verbosity += 2;
+  else
+    return false;
   a.skip();
   return true;
 }
@@ -142,7 +174,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") line.help = true;
   if (line.help) return line;
   if (args.empty()) throw UsageError("missing the command (compile)");
-  if (args.front() != "compile") throw UsageError(fmt::format("unknown command '{}' (the command is compile)", args.front()));
+  if (args.front() != "compile")
+    throw UsageError(fmt::format("unknown command '{}' (the command is compile)", args.front()));
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   Args a(rest);
   CompileOptions& o = line.compile;

@@ -25,17 +25,17 @@ class UsageError : public std::runtime_error {
 
 struct CompileOptions {
   std::filesystem::path program;
-  std::string backend = "cuda";                                  // --target ID
-  std::optional<std::uint32_t> sm;                               // --sm 90
-  DispatchConfig config;                                         // --grid, --elements, --workgroup, --iterations
-  std::optional<std::filesystem::path> weights;                  // --weights FILE
+  std::string backend = "cuda";                                       // --target ID
+  std::optional<std::uint32_t> sm;                                    // --sm 90
+  DispatchConfig config;                                              // --grid, --elements, --workgroup, --iterations
+  std::optional<std::filesystem::path> weights;                       // --weights FILE
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;  // --in NAME=FILE
-  std::vector<std::pair<std::string, std::uint64_t>> counts;     // --count NAME=N
-  std::filesystem::path out;                                     // --out DIR
-  bool force = false;                                            // --force: write into a non-empty DIR
-  std::vector<std::filesystem::path> plugin_dirs;                // --plugins DIR
-  bool default_plugins = true;                                   // --no-default-plugins
-  int verbosity = 0;                                             // -v
+  std::vector<std::pair<std::string, std::uint64_t>> counts;          // --count NAME=N
+  std::filesystem::path out;                                          // --out DIR
+  bool force = false;                                                 // --force: write into a non-empty DIR
+  std::vector<std::filesystem::path> plugin_dirs;                     // --plugins DIR
+  bool default_plugins = true;                                        // --no-default-plugins
+  int verbosity = 0;                                                  // -v
 };
 
 struct CommandLine {

@@ -18,10 +18,10 @@ struct InputData {
 };
 
 struct PreparedProgram {
-  Program program;                  // every runtime-sized buffer that was given a size is fixed
-  std::string source_fingerprint;   // of the program as loaded
-  bool specialised = false;         // some count was fixed here
-  std::vector<InputData> inputs;    // in command-line order
+  Program program;                 // every runtime-sized buffer that was given a size is fixed
+  std::string source_fingerprint;  // of the program as loaded
+  bool specialised = false;        // some count was fixed here
+  std::vector<InputData> inputs;   // in command-line order
   std::vector<std::uint8_t> weights;
 };
 

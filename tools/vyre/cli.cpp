@@ -9,6 +9,7 @@ std::unique_ptr<Registry> make_registry(const GlobalOptions& options) {
   RegistryOptions registry_options;
   registry_options.plugin_dirs = options.plugin_dirs;
   registry_options.use_default_dirs = options.default_plugins;
+  registry_options.certificate_dir = options.certs;
   if (options.verbosity > 0)
     registry_options.log = stderr_log_sink(options.verbosity > 1 ? VYRE_LOG_DEBUG : VYRE_LOG_INFO);
   else

@@ -26,6 +26,7 @@ class UsageError : public std::runtime_error {
 struct GlobalOptions {
   std::vector<std::filesystem::path> plugin_dirs;  // --plugins DIR (repeatable)
   bool default_plugins = true;                     // --no-default-plugins clears it
+  std::optional<std::filesystem::path> certs;      // --certs DIR (else VYRE_CERT_DIR)
   int verbosity = 0;                               // -v: info, -vv: debug
 };
 

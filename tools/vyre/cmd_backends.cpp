@@ -21,10 +21,11 @@ std::string join_names(const std::vector<std::string_view>& names) {
   return out.empty() ? "none" : out;
 }
 
-// "ok (device name)" or "unavailable: reason".
-std::string availability(const Registry& registry, const PluginInfo& plugin) {
+// "ok (device name)" or "unavailable: reason". Uses the registry's default instance, which is
+// also what picks the backend's certificate when certificates are in force.
+std::string availability(Registry& registry, const PluginInfo& plugin) {
   try {
-    host::Backend backend = registry.create(plugin.id);
+    host::Backend backend = registry.backend(plugin.id);
     try {
       const vyre_device_profile profile = backend.device_profile();
       return fmt::format("ok ({})", profile.name);
@@ -34,6 +35,16 @@ std::string availability(const Registry& registry, const PluginInfo& plugin) {
   } catch (const Error& e) {
     return fmt::format("unavailable: {}", e.what());
   }
+}
+
+// "416 ops declared", or with certificates "certified 410/416 ops".
+std::string op_counts(const Registry& registry, const PluginInfo& plugin) {
+  if (registry.has_certified_ops(plugin.id))
+    return fmt::format("certified {}/{} ops", registry.routing_ops(plugin.id).size(),
+                       plugin.op_ids.size());
+  if (registry.certificates_enabled() && !plugin.is_reference_oracle())
+    return fmt::format("{} ops declared (no accepted certificate)", plugin.op_ids.size());
+  return fmt::format("{} ops declared", plugin.op_ids.size());
 }
 
 }  // namespace
@@ -47,12 +58,12 @@ int run_backends(const GlobalOptions& global, Args& args) {
 
   fmt::print("backends ({} loaded, selection order):\n", registry->plugins().size());
   for (const PluginInfo& p : registry->plugins()) {
-    fmt::print("  {} {}  rank {}  abi {}.{}  {} ops{}\n", p.id, p.version, p.rank, p.abi_major,
-               p.abi_minor, p.op_ids.size(),
-               registry->has_certified_ops(p.id) ? "  (certified)" : "");
+    const std::string create = availability(*registry, p);  // first: it picks the certificate
+    fmt::print("  {} {}  rank {}  abi {}.{}  {}\n", p.id, p.version, p.rank, p.abi_major,
+               p.abi_minor, op_counts(*registry, p));
     fmt::print("    capabilities: {}\n", join_names(capability_names(p.capabilities)));
     fmt::print("    file: {}\n", p.path.string());
-    fmt::print("    create: {}\n", availability(*registry, p));
+    fmt::print("    create: {}\n", create);
   }
   fmt::print("rejected ({}):\n", registry->rejected().size());
   for (const RejectedPlugin& r : registry->rejected())

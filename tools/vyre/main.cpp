@@ -20,12 +20,15 @@ global options (anywhere on the line):
   --plugins DIR          also load plugins from DIR (repeatable; searched first)
   --no-default-plugins   skip <prefix>/lib/vyre/plugins and the build tree's plugins
                          (VYRE_PLUGIN_PATH and --plugins still apply)
+  --certs DIR            route only by the conformance certificates in DIR (vyre-conform's
+                         output); a backend without a matching certificate routes nothing
   -v, --verbose          log what the registry does (-vv: debug detail)
   -h, --help             this text; `vyre <command> --help` for a command
 
 environment:
   VYRE_PLUGIN_PATH       colon-separated plugin directories
   VYRE_BACKEND           force one backend id (an error if it cannot run the program)
+  VYRE_CERT_DIR          as --certs DIR
 
 exit status: 0 success, 1 failure, 2 usage error
 )";
@@ -49,6 +52,11 @@ GlobalOptions take_global_options(std::vector<std::string>& args) {
       options.plugin_dirs.emplace_back(args[++i]);
     } else if (a.starts_with("--plugins=")) {
       options.plugin_dirs.emplace_back(a.substr(10));
+    } else if (a == "--certs") {
+      if (i + 1 >= args.size()) throw UsageError("--certs needs a directory");
+      options.certs = args[++i];
+    } else if (a.starts_with("--certs=")) {
+      options.certs = a.substr(8);
     } else if (a == "--no-default-plugins") {
       options.default_plugins = false;
     } else if (a == "-v" || a == "--verbose") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfenv>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,24 @@
 namespace vyre::refcpu {
 
 namespace {
+
+// The interpreter's float semantics assume the default environment (round to nearest, no
+// flush-to-zero, x87 extended precision); a host may run with another one (fesetround, or
+// -ffast-math's FTZ/DAZ). Each thread that runs workgroups switches to the default and restores
+// the host's environment, exception flags included, when it is done.
+class DefaultFloatEnvironment {
+ public:
+  DefaultFloatEnvironment() {
+    std::fegetenv(&saved_);
+    std::fesetenv(FE_DFL_ENV);
+  }
+  ~DefaultFloatEnvironment() { std::fesetenv(&saved_); }
+  DefaultFloatEnvironment(const DefaultFloatEnvironment&) = delete;
+  DefaultFloatEnvironment& operator=(const DefaultFloatEnvironment&) = delete;
+
+ private:
+  std::fenv_t saved_;
+};
 
 // Below this many invocations per phase the fork-join costs more than it saves.
 constexpr std::uint64_t kParallelInvocations = 16384;
@@ -74,6 +93,7 @@ class Launch {
   Worker& worker(unsigned slot) { return *workers_[slot]; }
 
   void serial(std::size_t phase, bool reverse) {
+    DefaultFloatEnvironment fenv;
     Worker& w = worker(0);
     std::uint64_t count = geometry_.workgroup_count();
     for (std::uint64_t i = 0; i < count; ++i) w.run_workgroup(phase, reverse ? count - 1 - i : i);
@@ -86,6 +106,7 @@ class Launch {
     std::atomic<std::uint64_t> next{0};
     FailureSlot failure;
     pool.run(participants - 1, [&](unsigned slot) {
+      DefaultFloatEnvironment fenv;
       std::uint64_t current = 0;
       try {
         Worker& w = worker(slot);

@@ -16,8 +16,10 @@
 // and whose routing ops cover ops_used(program, config). The reference oracle
 // (VYRE_CAP_REFERENCE_ORACLE) is chosen implicitly only as the last resort, and the log says so.
 //
-// Certificates: set_certified_ops() installs the op set of a backend's accepted conformance
-// certificate; from then on routing uses it instead of the backend's declared ops.
+// Certificates: with a certificate directory (RegistryOptions::certificate_dir or VYRE_CERT_DIR),
+// creating a backend's default instance looks for a certificate of that plugin file and device;
+// routing then uses its certified ops, and a backend without an accepted certificate routes
+// nothing (the reference oracle excepted). set_certified_ops() installs an op set directly.
 //
 // Libraries stay loaded while anything made from them lives (backends, programs, buffers...), even
 // after the Registry itself is gone. A Registry may be used from many threads at once.
@@ -65,6 +67,9 @@ struct RegistryOptions {
   std::vector<std::filesystem::path> plugin_dirs;  // searched first
   bool use_environment = true;   // read VYRE_PLUGIN_PATH and VYRE_BACKEND
   bool use_default_dirs = true;  // <exe>/../lib/vyre/plugins and the build tree's plugins dir
+  // Certificates in force: routing uses each backend's accepted certificate (see
+  // vyre/certificate.hpp) instead of its declared ops. Unset with use_environment: VYRE_CERT_DIR.
+  std::optional<std::filesystem::path> certificate_dir;
   LogSink log;                   // empty: quiet
 };
 
@@ -116,6 +121,8 @@ class Registry {
   bool has_certified_ops(std::string_view id) const;
   // The ops routing uses for `id`: certified when set, else declared.
   std::vector<std::string> routing_ops(std::string_view id) const;
+  // Whether certificates are in force (a certificate directory is set).
+  bool certificates_enabled() const { return options_.certificate_dir.has_value(); }
 
   // For tools that need the raw table (AOT emission without an instance) and ABI-level tests.
   const vyre_backend_fns* fns(std::string_view id) const;
@@ -133,6 +140,9 @@ class Registry {
   std::vector<const PluginInfo*> candidates_in_order() const;
   // The cached instance, or the reason it cannot be created.
   std::optional<host::Backend> try_backend(const PluginInfo& plugin, std::string& failure);
+  // With certificates in force: the certified ops of the accepted certificate of a new instance
+  // (empty when none matches). Called with mutex_ held.
+  std::vector<std::string> certificate_ops(const Loaded& loaded, const host::Backend& instance) const;
 
   RegistryOptions options_;
   std::shared_ptr<LogSink> sink_;  // shared with the loaded libraries' log routes

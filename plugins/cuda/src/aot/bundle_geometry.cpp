@@ -35,8 +35,8 @@ BundleGeometry resolve_bundle_geometry(const Program& program, const DispatchCon
   bundle.launch = resolve_geometry(program, config, bundle.counts);
   if (bundle.launch.empty()) {
     fail(VYRE_ERR_INVALID_ARGUMENT,
-         fmt::format("the dispatch is empty (N = {}, grid {}): a bundle must launch a non-zero grid",
-                     bundle.launch.n, bundle.launch.grid),
+         fmt::format("the dispatch is empty (N = {}, grid {}): a bundle must launch a non-zero grid", bundle.launch.n,
+                     bundle.launch.grid),
          "give the geometry explicitly: vyre-aot --elements N (N >= 1) or --grid X,Y,Z");
   }
   if (bundle.launch.n > UINT32_MAX) {

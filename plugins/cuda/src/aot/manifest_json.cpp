@@ -49,7 +49,7 @@ std::string one_line(const boost::json::value& v) {
 void write(std::string& out, const boost::json::value& v, std::size_t indent) {
   if (all_scalar(v)) {
     const std::string line = one_line(v);
-    if (line.size() + indent <= kOneLineWidth) {
+    if (is_scalar(v) || line.size() + indent <= kOneLineWidth) {
       out += line;
       return;
     }

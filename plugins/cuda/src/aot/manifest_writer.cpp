@@ -11,11 +11,16 @@ namespace {
 
 const char* param_kind_name(ParamKind kind) {
   switch (kind) {
-    case ParamKind::BufferPointer: return "buffer_pointer";
-    case ParamKind::ElementCount: return "element_count";
-    case ParamKind::DispatchN: return "dispatch_n";
-    case ParamKind::TailGuard: return "tail_guard";
-    case ParamKind::GridBarrier: return "grid_barrier";
+    case ParamKind::BufferPointer:
+      return "buffer_pointer";
+    case ParamKind::ElementCount:
+      return "element_count";
+    case ParamKind::DispatchN:
+      return "dispatch_n";
+    case ParamKind::TailGuard:
+      return "tail_guard";
+    case ParamKind::GridBarrier:
+      return "grid_barrier";
   }
   return "unknown";
 }

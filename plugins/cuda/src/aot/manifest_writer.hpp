@@ -30,9 +30,9 @@ struct ManifestInputs {
   const LoweredProgram* lowered = nullptr;
   const BundleGeometry* geometry = nullptr;
   const BundleFile* ptx = nullptr;
-  const BundleFile* cubin = nullptr;    // null without a cubin
+  const BundleFile* cubin = nullptr;  // null without a cubin
   std::string cubin_status;
-  const BundleFile* weights = nullptr;  // null without weights
+  const BundleFile* weights = nullptr;      // null without weights
   std::vector<std::string> launcher_files;  // bundle-relative names
 };
 

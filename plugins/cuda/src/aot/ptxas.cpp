@@ -125,6 +125,11 @@ std::optional<fs::path> find_ptxas() {
 
 CubinResult assemble_cubin(const std::string& ptx, const Target& target) {
   CubinResult result;
+  const char* forced = std::getenv(kPtxasEnv);
+  if (forced != nullptr && std::string_view(forced) == "off") {
+    result.status = fmt::format("no cubin: {}=off; the driver JIT-compiles kernel.ptx at load", kPtxasEnv);
+    return result;
+  }
   const std::optional<fs::path> ptxas = find_ptxas();
   if (!ptxas) {
     result.status = fmt::format(
@@ -138,13 +143,13 @@ CubinResult assemble_cubin(const std::string& ptx, const Target& target) {
   const fs::path output = dir.path() / "kernel.cubin";
   const fs::path log = dir.path() / "ptxas.log";
   write_text(input, ptx);
-  const int status = run_process({ptxas->string(), fmt::format("-arch={}", target.name()), input.string(), "-o",
-                                  output.string()},
-                                 log);
+  const int status = run_process(
+      {ptxas->string(), fmt::format("-arch={}", target.name()), input.string(), "-o", output.string()}, log);
   if (status != 0 || !fs::exists(output)) {
-    result.status = fmt::format("no cubin: {} -arch={} failed (exit {}): {}; the driver JIT-compiles kernel.ptx "
-                                "at load",
-                                ptxas->string(), target.name(), status, first_lines(read_text(log)));
+    result.status = fmt::format(
+        "no cubin: {} -arch={} failed (exit {}): {}; the driver JIT-compiles kernel.ptx "
+        "at load",
+        ptxas->string(), target.name(), status, first_lines(read_text(log)));
     return result;
   }
   const std::string cubin = read_text(output);

@@ -55,8 +55,10 @@ vyre_status status_for(drv::CUresult result) {
 Driver::Driver(std::string library) : library_(std::move(library)) {}
 
 const Driver& Driver::open() {
+  // Built by the first create, so destroyed (at exit or unload) only after every instance that a
+  // static object created; the driver libraries themselves are never unloaded.
   static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Driver>> opened;  // never unloaded
+  static std::map<std::string, std::unique_ptr<Driver>> opened;
   const std::string library = driver_library_name();
   std::lock_guard lock(mutex);
   auto found = opened.find(library);

@@ -42,6 +42,7 @@ std::string module_cache_key(const std::string& fingerprint, const Target& targe
 
 std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, const Program& program,
                                                       const Target& target, Telemetry& telemetry) {
+  // Process-wide; modules hold their own references to what they use.
   static std::mutex mutex;
   static std::map<std::string, std::shared_future<std::shared_ptr<const LoweredProgram>>> cache;
   return get_or_make(mutex, cache, key, telemetry.ptx_hits, telemetry.ptx_misses, [&] {

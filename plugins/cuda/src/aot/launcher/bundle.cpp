@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 std::uint64_t file_size_of(const std::string& path, const std::string& what) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
-  if (ec) fail(cat("cannot read ", what, " \"", path, "\": ", ec.message()), "check that the file exists and is readable");
+  if (ec)
+    fail(cat("cannot read ", what, " \"", path, "\": ", ec.message()), "check that the file exists and is readable");
   return size;
 }
 
@@ -46,7 +47,9 @@ void check_requested_inputs(const Manifest& m, const std::vector<std::pair<std::
   std::set<std::string> seen;
   for (const auto& input : inputs) {
     const int index = find_buffer(m, input.first);
-    if (index < 0) fail(cat("--in names buffer \"", input.first, "\", which the bundle does not have"), "check the buffer name in manifest.json");
+    if (index < 0)
+      fail(cat("--in names buffer \"", input.first, "\", which the bundle does not have"),
+           "check the buffer name in manifest.json");
     const Buffer& b = m.buffers[static_cast<std::size_t>(index)];
     if (!is_host_input(b.role))
       fail(cat("--in names ", role_name(b.role), " buffer \"", b.name, "\", which takes no input"),
@@ -99,7 +102,8 @@ void write_file(const std::string& path, const std::string& bytes) {
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);
-  if (ec) fail(cat("cannot create directory \"", parent.string(), "\": ", ec.message()), "choose a writable --out directory");
+  if (ec)
+    fail(cat("cannot create directory \"", parent.string(), "\": ", ec.message()), "choose a writable --out directory");
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();

@@ -10,7 +10,6 @@
 namespace vyre_launch::cuda {
 namespace {
 
-constexpr const char* kDriverLibrary = "libcuda.so.1";
 constexpr const char* kInstallDriver =
     "run on a machine with an NVIDIA GPU and its driver installed (libcuda.so.1 comes with the driver, "
     "not the CUDA toolkit), and check LD_LIBRARY_PATH and the container's GPU access";
@@ -19,7 +18,7 @@ template <class Fn>
 void resolve(void* library, const char* symbol, Fn& slot) {
   void* address = dlsym(library, symbol);
   if (address == nullptr)
-    fail_no_device(cat("the CUDA driver ", kDriverLibrary, " has no entry point ", symbol),
+    fail_no_device(cat("the CUDA driver library has no entry point ", symbol),
                    "update the NVIDIA driver (the launcher needs a CUDA 11 or newer driver)");
   slot = reinterpret_cast<Fn>(address);
 }
@@ -62,20 +61,19 @@ std::size_t host_size(std::uint64_t bytes, const std::string& what) {
 
 // ---- Driver ---------------------------------------------------------------------------------------
 
-Driver Driver::open() {
+Driver Driver::open(const std::string& library_name) {
   // The library stays loaded for the life of the process: unloading the driver while the runtime
   // of the process may still hold its state is never safe.
-  void* library = dlopen(kDriverLibrary, RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(library_name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* reason = dlerror();
-    fail_no_device(cat("cannot load the CUDA driver ", kDriverLibrary, ": ", reason ? reason : "unknown reason"),
+    fail_no_device(cat("cannot load the CUDA driver ", library_name, ": ", reason ? reason : "unknown reason"),
                    kInstallDriver);
   }
   Driver driver;
   resolve_all(library, driver.api_);
   const CUresult init = driver.api_.cuInit(0);
-  if (init != CUDA_SUCCESS)
-    fail_no_device(cat("cuInit failed: ", driver.describe(init)), kInstallDriver);
+  if (init != CUDA_SUCCESS) fail_no_device(cat("cuInit failed: ", driver.describe(init)), kInstallDriver);
   driver.check(driver.api_.cuDriverGetVersion(&driver.version_), "cuDriverGetVersion");
   return driver;
 }

@@ -59,18 +59,18 @@ struct Api {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, std::size_t) = nullptr;  // _v2
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, std::size_t) = nullptr;        // _v2
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, std::size_t) = nullptr;  // _v2
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void**, void**) = nullptr;
-  CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                        unsigned, unsigned, CUstream, void**) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void**, void**) = nullptr;
+  CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, CUstream, void**) = nullptr;
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, std::size_t) = nullptr;
 };
 
-// The opened driver. open() throws LaunchError (kExitNoDevice) when libcuda.so.1 is missing or
-// lacks an entry point, or cuInit fails.
+// The opened driver. open() throws LaunchError (kExitNoDevice) when the library ("libcuda.so.1"
+// unless VYRE_CUDA_DRIVER_LIBRARY names another) is missing or lacks an entry point, or cuInit fails.
 class Driver {
  public:
-  static Driver open();
+  static Driver open(const std::string& library);
   const Api& api() const { return api_; }
   int version() const { return version_; }
   // Throw LaunchError for a failed call, naming the call and the driver's error name and text.

@@ -112,7 +112,7 @@ class DeviceRun {
       : bundle_(bundle), m_(bundle.manifest), env_(env), out_(out) {}
 
   void run(const std::string& out_dir) {
-    const cuda::Driver driver = cuda::Driver::open();
+    const cuda::Driver driver = cuda::Driver::open(env_.driver_library);
     const int ordinal = select_device_ordinal(env_, visible_devices(driver));
     cuda::CUdevice device = 0;
     driver.check(driver.api().cuDeviceGet(&device, ordinal), "cuDeviceGet");
@@ -134,10 +134,10 @@ class DeviceRun {
     upload();
     const std::uint64_t launches = loop(driver);
     driver.check(driver.api().cuCtxSynchronize(), "the kernel (cuCtxSynchronize after the last launch)");
-    out_ << cat("ran ", m_.entry.name, " on device ", ordinal, " (", limits.name, ", sm_", limits.sm, ") from ",
-                image, ": grid ", dims_text(m_.grid), " x workgroup ",
-                dims_text(m_.workgroup), ", ", launches, " launch(es), ",
-                plan.cooperative ? "cooperative" : (m_.entry.cooperative ? "phase by phase" : "plain"), "\n");
+    out_ << cat("ran ", m_.entry.name, " on device ", ordinal, " (", limits.name, ", sm_", limits.sm, ") from ", image,
+                ": grid ", dims_text(m_.grid), " x workgroup ", dims_text(m_.workgroup), ", ", launches,
+                " launch(es), ", plan.cooperative ? "cooperative" : (m_.entry.cooperative ? "phase by phase" : "plain"),
+                "\n");
     report_metrics();
     write_outputs(out_dir);
   }
@@ -168,7 +168,8 @@ class DeviceRun {
       s_->memory[i] = std::make_unique<cuda::DeviceMemory>(driver, b.byte_size, cat("buffer \"", b.name, "\""));
       s_->pointers[i] = s_->memory[i]->ptr();
     }
-    if (barrier_bytes > 0) s_->barrier = std::make_unique<cuda::DeviceMemory>(driver, barrier_bytes, "the grid barrier");
+    if (barrier_bytes > 0)
+      s_->barrier = std::make_unique<cuda::DeviceMemory>(driver, barrier_bytes, "the grid barrier");
   }
 
   void prepare(const cuda::Driver& driver, const cuda::Module& module, const cuda::DeviceLimits& limits,
@@ -199,14 +200,14 @@ class DeviceRun {
     const Dims& b = m_.workgroup;
     if (s_->cooperative) {
       s_->barrier->zero();  // the grid barrier starts from zero in every launch
-      driver.check(driver.api().cuLaunchCooperativeKernel(k.function(), g[0], g[1], g[2], b[0], b[1], b[2], 0,
-                                                          nullptr, k.slots()),
+      driver.check(driver.api().cuLaunchCooperativeKernel(k.function(), g[0], g[1], g[2], b[0], b[1], b[2], 0, nullptr,
+                                                          k.slots()),
                    cat("cuLaunchCooperativeKernel(", k.entry().name, ")"));
       return;
     }
-    driver.check(driver.api().cuLaunchKernel(k.function(), g[0], g[1], g[2], b[0], b[1], b[2], 0, nullptr,
-                                             k.slots(), nullptr),
-                 cat("cuLaunchKernel(", k.entry().name, ")"));
+    driver.check(
+        driver.api().cuLaunchKernel(k.function(), g[0], g[1], g[2], b[0], b[1], b[2], 0, nullptr, k.slots(), nullptr),
+        cat("cuLaunchKernel(", k.entry().name, ")"));
   }
 
   // One step: the whole kernel sequence, fixpoint_iterations times. Returns the launches made.

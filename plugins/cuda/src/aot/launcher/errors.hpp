@@ -17,8 +17,7 @@ constexpr int kExitNoDevice = 3;  // no CUDA driver or no visible device
 
 class LaunchError : public std::runtime_error {
  public:
-  LaunchError(const std::string& message, int exit_code)
-      : std::runtime_error(message), exit_code_(exit_code) {}
+  LaunchError(const std::string& message, int exit_code) : std::runtime_error(message), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:

@@ -105,10 +105,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char c = peek();
       unsigned digit = 0;
-      if (c >= '0' && c <= '9') digit = static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') digit = static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') digit = static_cast<unsigned>(c - 'A' + 10);
-      else error("expected 4 hex digits after \\u");
+      if (c >= '0' && c <= '9')
+        digit = static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        digit = static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        digit = static_cast<unsigned>(c - 'A' + 10);
+      else
+        error("expected 4 hex digits after \\u");
       code = code * 16 + digit;
       ++pos_;
     }
@@ -149,16 +153,36 @@ class Parser {
     const char c = peek();
     ++pos_;
     switch (c) {
-      case '"': out += '"'; return;
-      case '\\': out += '\\'; return;
-      case '/': out += '/'; return;
-      case 'b': out += '\b'; return;
-      case 'f': out += '\f'; return;
-      case 'n': out += '\n'; return;
-      case 'r': out += '\r'; return;
-      case 't': out += '\t'; return;
-      case 'u': append_utf8(out, unicode_escape()); return;
-      default: --pos_; error("an unknown escape sequence");
+      case '"':
+        out += '"';
+        return;
+      case '\\':
+        out += '\\';
+        return;
+      case '/':
+        out += '/';
+        return;
+      case 'b':
+        out += '\b';
+        return;
+      case 'f':
+        out += '\f';
+        return;
+      case 'n':
+        out += '\n';
+        return;
+      case 'r':
+        out += '\r';
+        return;
+      case 't':
+        out += '\t';
+        return;
+      case 'u':
+        append_utf8(out, unicode_escape());
+        return;
+      default:
+        --pos_;
+        error("an unknown escape sequence");
     }
   }
 
@@ -244,12 +268,18 @@ class Parser {
 
 const char* kind_name(Kind kind) {
   switch (kind) {
-    case Kind::Null: return "null";
-    case Kind::Bool: return "a boolean";
-    case Kind::Number: return "a number";
-    case Kind::String: return "a string";
-    case Kind::Array: return "an array";
-    case Kind::Object: return "an object";
+    case Kind::Null:
+      return "null";
+    case Kind::Bool:
+      return "a boolean";
+    case Kind::Number:
+      return "a number";
+    case Kind::String:
+      return "a string";
+    case Kind::Array:
+      return "an array";
+    case Kind::Object:
+      return "an object";
   }
   return "an unknown value";
 }

@@ -21,9 +21,9 @@ const char* kind_name(Kind kind);
 struct Value {
   Kind kind = Kind::Null;
   bool boolean = false;
-  std::string text;                // String: the decoded text; Number: the literal
-  std::vector<Value> items;        // Array elements; Object member values
-  std::vector<std::string> keys;   // Object member names (parallel to items)
+  std::string text;               // String: the decoded text; Number: the literal
+  std::vector<Value> items;       // Array elements; Object member values
+  std::vector<std::string> keys;  // Object member names (parallel to items)
 
   // The member named `key` of an object, or nullptr (also for non-objects).
   const Value* find(const std::string& key) const;

@@ -63,11 +63,12 @@ LaunchPlan plan_launch(const Manifest& m, const cuda::DeviceLimits& device, std:
     return plan;
   }
   if (m.phases.empty())
-    fail(cat("kernel ", m.entry.name, " needs all ", blocks, " workgroups of grid ", dims_text(m.grid),
-             " co-resident, but device ", device.ordinal, " (", device.name, ") ",
-             device.cooperative_launch ? cat("fits ", resident_capacity) : std::string("supports no cooperative launch"),
-             force_split ? " (and a split was forced)" : ""),
-         "rebuild the bundle with a smaller grid, or with its phase entries");
+    fail(
+        cat("kernel ", m.entry.name, " needs all ", blocks, " workgroups of grid ", dims_text(m.grid),
+            " co-resident, but device ", device.ordinal, " (", device.name, ") ",
+            device.cooperative_launch ? cat("fits ", resident_capacity) : std::string("supports no cooperative launch"),
+            force_split ? " (and a split was forced)" : ""),
+        "rebuild the bundle with a smaller grid, or with its phase entries");
   for (const Entry& phase : m.phases) plan.kernels.push_back(&phase);
   return plan;
 }
@@ -84,9 +85,15 @@ std::vector<std::uint64_t> kernel_argument_values(const Manifest& m, const Entry
                "this is a launcher bug: report it with the bundle");
         values.push_back(pointers[p.buffer]);
         break;
-      case ParamKind::ElementCount: values.push_back(m.buffers.at(p.buffer).count); break;
-      case ParamKind::DispatchN: values.push_back(m.dispatch_elements); break;
-      case ParamKind::TailGuard: values.push_back(m.tail_guard ? 1 : 0); break;
+      case ParamKind::ElementCount:
+        values.push_back(m.buffers.at(p.buffer).count);
+        break;
+      case ParamKind::DispatchN:
+        values.push_back(m.dispatch_elements);
+        break;
+      case ParamKind::TailGuard:
+        values.push_back(m.tail_guard ? 1 : 0);
+        break;
       case ParamKind::GridBarrier:
         if (grid_barrier == 0)
           fail(cat("cooperative kernel ", entry.name, " has no grid-barrier memory"),

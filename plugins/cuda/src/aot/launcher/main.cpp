@@ -28,7 +28,7 @@ std::string program_name(const char* argv0) {
 int run(const std::string& program, const std::vector<std::string>& args) {
   const vyre_launch::CommandLine line = vyre_launch::parse_command_line(args, VYRE_LAUNCH_DEFAULT_BUNDLE);
   if (line.help) {
-    std::cout << vyre_launch::usage_text(program);
+    std::cout << vyre_launch::usage_text(program, VYRE_LAUNCH_DEFAULT_BUNDLE);
     return vyre_launch::kExitOk;
   }
   const vyre_launch::Environment env = vyre_launch::read_process_environment();

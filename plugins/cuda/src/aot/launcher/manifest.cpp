@@ -9,29 +9,37 @@ namespace vyre_launch {
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::Read: return "read";
-    case Role::Uniform: return "uniform";
-    case Role::ReadWrite: return "read_write";
-    case Role::Output: return "output";
-    case Role::Workgroup: return "workgroup";
+    case Role::Read:
+      return "read";
+    case Role::Uniform:
+      return "uniform";
+    case Role::ReadWrite:
+      return "read_write";
+    case Role::Output:
+      return "output";
+    case Role::Workgroup:
+      return "workgroup";
   }
   return "unknown";
 }
 
 const char* param_kind_name(ParamKind kind) {
   switch (kind) {
-    case ParamKind::BufferPointer: return "buffer_pointer";
-    case ParamKind::ElementCount: return "element_count";
-    case ParamKind::DispatchN: return "dispatch_n";
-    case ParamKind::TailGuard: return "tail_guard";
-    case ParamKind::GridBarrier: return "grid_barrier";
+    case ParamKind::BufferPointer:
+      return "buffer_pointer";
+    case ParamKind::ElementCount:
+      return "element_count";
+    case ParamKind::DispatchN:
+      return "dispatch_n";
+    case ParamKind::TailGuard:
+      return "tail_guard";
+    case ParamKind::GridBarrier:
+      return "grid_barrier";
   }
   return "unknown";
 }
 
-bool is_host_input(Role role) {
-  return role == Role::Read || role == Role::Uniform || role == Role::ReadWrite;
-}
+bool is_host_input(Role role) { return role == Role::Read || role == Role::Uniform || role == Role::ReadWrite; }
 
 bool is_host_output(Role role) { return role == Role::ReadWrite || role == Role::Output; }
 
@@ -42,9 +50,8 @@ std::uint32_t element_bytes_of(const std::string& element) {
     const char* name;
     std::uint32_t bytes;
   };
-  static const Size sizes[] = {{"bool", 4}, {"u32", 4}, {"i32", 4}, {"f32", 4}, {"u64", 8},
-                               {"i64", 8},  {"f64", 8}, {"u8", 1},  {"i8", 1},  {"u16", 2},
-                               {"i16", 2},  {"f16", 2}, {"bf16", 2}};
+  static const Size sizes[] = {{"bool", 4}, {"u32", 4}, {"i32", 4}, {"f32", 4}, {"u64", 8}, {"i64", 8}, {"f64", 8},
+                               {"u8", 1},   {"i8", 1},  {"u16", 2}, {"i16", 2}, {"f16", 2}, {"bf16", 2}};
   for (const Size& size : sizes)
     if (element == size.name) return size.bytes;
   return 0;

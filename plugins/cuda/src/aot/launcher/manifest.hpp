@@ -14,7 +14,7 @@ namespace vyre_launch {
 
 constexpr const char* kManifestSchema = "vyre-aot-manifest/1";
 constexpr const char* kMetricsBufferName = "metrics";
-constexpr std::uint32_t kMetricRecordWords = 8;     // one metrics record: 8 u32 words
+constexpr std::uint32_t kMetricRecordWords = 8;  // one metrics record: 8 u32 words
 constexpr std::uint64_t kMaxWorkgroupInvocations = 1024;
 
 using Dims = std::array<std::uint32_t, 3>;
@@ -24,8 +24,8 @@ enum class ParamKind { BufferPointer, ElementCount, DispatchN, TailGuard, GridBa
 
 const char* role_name(Role role);
 const char* param_kind_name(ParamKind kind);
-bool is_host_input(Role role);   // read, uniform, read_write: uploaded before the launch
-bool is_host_output(Role role);  // read_write, output: written to OUT/NAME.bin after it
+bool is_host_input(Role role);     // read, uniform, read_write: uploaded before the launch
+bool is_host_output(Role role);    // read_write, output: written to OUT/NAME.bin after it
 bool is_device_buffer(Role role);  // every role but workgroup: one device allocation each
 
 struct Param {

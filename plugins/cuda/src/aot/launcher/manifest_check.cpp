@@ -33,8 +33,7 @@ bool is_identifier(const std::string& name) {
 
 bool is_entry_name(const std::string& name) {
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '$';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
     if (!ok) return false;
   }
   return true;
@@ -63,8 +62,7 @@ void check_buffer_shape(const Buffer& b, std::size_t index) {
   if (b.count > std::numeric_limits<std::uint64_t>::max() / size)
     fail(cat(label, " byte size overflows u64: count ", b.count, " x ", size, " bytes"), kRegenerate);
   if (b.byte_size != b.count * size)
-    fail(cat(label, " says byte_size=", b.byte_size, " but count ", b.count, " x ", size, " bytes is ",
-             b.count * size),
+    fail(cat(label, " says byte_size=", b.byte_size, " but count ", b.count, " x ", size, " bytes is ", b.count * size),
          kRegenerate);
   if (b.count > std::numeric_limits<std::uint32_t>::max())
     fail(cat(label, " has ", b.count, " elements; kernels index buffers with u32"), "split the buffer");
@@ -81,10 +79,13 @@ void check_output_range(const Buffer& b, std::size_t index) {
          kRegenerate);
 }
 
-void check_buffers(const Manifest& m) {
+void check_has_buffers(const Manifest& m) {
   if (m.buffers.empty())
     fail("the manifest has no buffers; the kernel would have nothing to read or write",
          "regenerate the bundle from a program that declares its buffers");
+}
+
+void check_buffers(const Manifest& m) {
   std::set<std::string> names;
   std::set<std::uint32_t> bindings;
   for (std::size_t i = 0; i < m.buffers.size(); ++i) {
@@ -164,7 +165,8 @@ void check_entries(const Manifest& m) {
   for (std::size_t i = 0; i < m.phases.size(); ++i) {
     const Entry& phase = m.phases[i];
     check_entry(m, phase, cat("phases[", i, "].entry_point"));
-    if (phase.cooperative) fail(cat("phase kernel ", phase.name, " is cooperative; phases launch plainly"), kRegenerate);
+    if (phase.cooperative)
+      fail(cat("phase kernel ", phase.name, " is cooperative; phases launch plainly"), kRegenerate);
     if (!names.insert(phase.name).second) fail(cat("the kernel name ", phase.name, " appears twice"), kRegenerate);
   }
   if (!m.phases.empty() && !m.entry.cooperative)
@@ -184,8 +186,8 @@ void check_metrics(const Manifest& m) {
       fail(cat("the metrics buffer (buffer ", i, ") has ", b.count, " words; a metrics record needs ",
                kMetricRecordWords),
            cat("declare `metrics` with a count of at least ", kMetricRecordWords));
-    if (!is_device_buffer(b.role))
-      fail("the metrics buffer is a workgroup buffer; the host cannot read it",
+    if (!is_host_output(b.role))
+      fail(cat("the metrics buffer is a ", role_name(b.role), " buffer; the kernel must write it and the host read it"),
            "declare `metrics` as read_write or output");
   }
   if (found > 1)
@@ -195,8 +197,7 @@ void check_metrics(const Manifest& m) {
 
 void check_file(const FileRef& ref, const std::string& what) {
   if (!is_safe_bundle_path(ref.file))
-    fail(cat("the ", what, " file name \"", ref.file, "\" is not a plain path inside the bundle"),
-         kRegenerate);
+    fail(cat("the ", what, " file name \"", ref.file, "\" is not a plain path inside the bundle"), kRegenerate);
   if (!is_sha256_hex(ref.sha256))
     fail(cat("the ", what, " SHA-256 \"", ref.sha256, "\" is not 64 lower-case hex digits"), kRegenerate);
 }
@@ -218,9 +219,9 @@ void check_weights(const Manifest& m) {
          "regenerate the bundle without --weights, or declare an input buffer first");
   const Buffer& target = m.buffers[static_cast<std::size_t>(first)];
   if (m.weights->buffer != target.name)
-    fail(cat("the weights go to buffer \"", m.weights->buffer, "\" but the first input buffer is \"",
-             target.name, "\""),
-         kRegenerate);
+    fail(
+        cat("the weights go to buffer \"", m.weights->buffer, "\" but the first input buffer is \"", target.name, "\""),
+        kRegenerate);
   if (m.weights->file.byte_size > target.byte_size)
     fail(cat("the weights are ", m.weights->file.byte_size, " bytes but the first input buffer \"", target.name,
              "\" holds ", target.byte_size),
@@ -256,10 +257,11 @@ void check_target(const Manifest& m) {
 void validate_manifest(const Manifest& m) {
   check_target(m);
   check_entry_name(m.entry, "entry_point");
+  check_has_buffers(m);
+  check_metrics(m);
   check_buffers(m);
   check_entries(m);
   check_geometry(m);
-  check_metrics(m);
   check_kernel_files(m);
   check_weights(m);
   check_inputs(m);

@@ -18,8 +18,7 @@ class Reader {
     fail(cat(what_, ": \"", path, "\" ", problem), kRegenerate);
   }
 
-  const json::Value& field(const json::Value& object, const std::string& key,
-                           const std::string& path) const {
+  const json::Value& field(const json::Value& object, const std::string& key, const std::string& path) const {
     if (object.kind != json::Kind::Object) bad(path, "must be an object");
     const json::Value* value = object.find(key);
     if (value == nullptr) bad(join(path, key), "is missing");
@@ -48,7 +47,8 @@ class Reader {
 
   std::uint32_t to_u32(const json::Value& value, const std::string& path) const {
     const std::uint64_t result = to_u64(value, path);
-    if (result > std::numeric_limits<std::uint32_t>::max()) bad(path, cat("is ", result, ", which does not fit 32 bits"));
+    if (result > std::numeric_limits<std::uint32_t>::max())
+      bad(path, cat("is ", result, ", which does not fit 32 bits"));
     return static_cast<std::uint32_t>(result);
   }
 
@@ -106,12 +106,11 @@ Role parse_role(const Reader& r, const std::string& text, const std::string& pat
 }
 
 ParamKind parse_param_kind(const Reader& r, const std::string& text, const std::string& path) {
-  static const ParamKind kinds[] = {ParamKind::BufferPointer, ParamKind::ElementCount,
-                                    ParamKind::DispatchN, ParamKind::TailGuard, ParamKind::GridBarrier};
+  static const ParamKind kinds[] = {ParamKind::BufferPointer, ParamKind::ElementCount, ParamKind::DispatchN,
+                                    ParamKind::TailGuard, ParamKind::GridBarrier};
   for (ParamKind kind : kinds)
     if (text == param_kind_name(kind)) return kind;
-  r.bad(path, cat("is \"", text,
-                  "\"; expected buffer_pointer, element_count, dispatch_n, tail_guard or grid_barrier"));
+  r.bad(path, cat("is \"", text, "\"; expected buffer_pointer, element_count, dispatch_n, tail_guard or grid_barrier"));
 }
 
 std::vector<Param> read_params(const Reader& r, const json::Value& list, const std::string& path) {
@@ -159,8 +158,8 @@ Buffer read_buffer(const Reader& r, const json::Value& object, const std::string
     const std::string at = Reader::join(path, "output_byte_range");
     const auto& items = r.to_array(*range, at);
     if (items.size() != 2) r.bad(at, "must be [begin, end]");
-    buffer.output_byte_range = ByteRange{r.to_u64(items[0], Reader::index(at, 0)),
-                                         r.to_u64(items[1], Reader::index(at, 1))};
+    buffer.output_byte_range =
+        ByteRange{r.to_u64(items[0], Reader::index(at, 0)), r.to_u64(items[1], Reader::index(at, 1))};
   }
   return buffer;
 }
@@ -168,8 +167,7 @@ Buffer read_buffer(const Reader& r, const json::Value& object, const std::string
 void read_kernel_files(const Reader& r, const json::Value& document, Manifest& m) {
   const json::Value& kernel = r.field(document, "kernel", "");
   m.ptx = read_file_ref(r, r.field(kernel, "ptx", "kernel"), "kernel.ptx");
-  if (const json::Value* cubin = r.optional_field(kernel, "cubin"))
-    m.cubin = read_file_ref(r, *cubin, "kernel.cubin");
+  if (const json::Value* cubin = r.optional_field(kernel, "cubin")) m.cubin = read_file_ref(r, *cubin, "kernel.cubin");
 }
 
 void read_weights_and_inputs(const Reader& r, const json::Value& document, Manifest& m) {

@@ -30,8 +30,7 @@ std::pair<std::string, std::string> split_input(const std::string& spec) {
 }
 
 // The value of option `name` at args[i] ("--name VALUE" or "--name=VALUE"), advancing i.
-std::optional<std::string> option_value(const std::vector<std::string>& args, std::size_t& i,
-                                        const std::string& name) {
+std::optional<std::string> option_value(const std::vector<std::string>& args, std::size_t& i, const std::string& name) {
   const std::string& a = args[i];
   if (a == name) {
     if (i + 1 >= args.size()) fail_usage(cat(name, " needs a value"), cat("write ", name, " VALUE"));
@@ -109,13 +108,15 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
   return line;
 }
 
-std::string usage_text(const std::string& program) {
-  return cat("usage: ", program, R"( [BUNDLE] [--in NAME=FILE]... [--out DIR]
+std::string usage_text(const std::string& program, const std::string& default_bundle) {
+  const std::string bundle = default_bundle.empty() ? "BUNDLE" : "[BUNDLE]";
+  return cat("usage: ", program, " ", bundle, R"( [--in NAME=FILE]... [--out DIR]
 
 Runs a vyre AOT bundle (the directory holding manifest.json) on a CUDA device through the driver
-(libcuda.so.1). Every input buffer gets its bytes from --in NAME=FILE, else from the bundle's own
-input file, else (the first input buffer of a bundle with weights) from weights.bin; a missing
-input is an error. Each read_write and output buffer is written to DIR/NAME.bin (default
+(libcuda.so.1).)", default_bundle.empty() ? "" : cat(" BUNDLE defaults to ", default_bundle, "."), R"(
+The first input buffer of a bundle with weights is filled from weights.bin; every other input
+buffer gets its bytes from --in NAME=FILE, else from the bundle's own input file; a missing input
+is an error. Each read_write and output buffer is written to DIR/NAME.bin (default
 BUNDLE/outputs), trimmed to its output_byte_range.
 
 environment:
@@ -123,6 +124,7 @@ environment:
   VYRE_TTT_STEPS=N                   launch the kernel sequence N times (default 1)
   VYRE_TTT_TARGET_LOSS=X             stop once the metrics record's loss is <= X (needs `metrics`)
   VYRE_CUDA_FORCE_SPLIT_GRID_SYNC=1  run grid_sync programs phase by phase, not cooperatively
+  VYRE_CUDA_DRIVER_LIBRARY=PATH      open this driver library instead of libcuda.so.1
 
 exit status: 0 ran, 1 failed, 2 usage error, 3 no CUDA driver or device
 )");
@@ -134,6 +136,8 @@ Environment read_environment(const EnvLookup& lookup) {
   if (const char* steps = lookup(kTttStepsEnv)) env.ttt_steps = parse_steps(steps);
   if (const char* loss = lookup(kTttTargetLossEnv)) env.ttt_target_loss = parse_target_loss(loss);
   if (const char* split = lookup(kForceSplitEnv)) env.force_split_grid_sync = parse_flag(split);
+  if (const char* library = lookup(kDriverLibraryEnv); library != nullptr && *library != '\0')
+    env.driver_library = library;
   return env;
 }
 
@@ -149,8 +153,9 @@ void check_environment(const Environment& env, const Manifest& manifest) {
 
 int select_device_ordinal(const Environment& env, int visible) {
   if (visible <= 0)
-    fail_no_device(cat("the CUDA driver reports ", visible, " visible devices"),
-                   "run on a machine with an NVIDIA GPU, and check CUDA_VISIBLE_DEVICES and the container's GPU access");
+    fail_no_device(
+        cat("the CUDA driver reports ", visible, " visible devices"),
+        "run on a machine with an NVIDIA GPU, and check CUDA_VISIBLE_DEVICES and the container's GPU access");
   const int ordinal = env.device_ordinal.value_or(0);
   if (ordinal >= visible)
     fail(cat(kDeviceOrdinalEnv, "=", ordinal, " names no visible device (", visible, " visible: 0..", visible - 1, ")"),

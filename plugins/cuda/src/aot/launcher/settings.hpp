@@ -17,6 +17,8 @@ constexpr const char* kDeviceOrdinalEnv = "VYRE_CUDA_DEVICE_ORDINAL";
 constexpr const char* kTttStepsEnv = "VYRE_TTT_STEPS";
 constexpr const char* kTttTargetLossEnv = "VYRE_TTT_TARGET_LOSS";
 constexpr const char* kForceSplitEnv = "VYRE_CUDA_FORCE_SPLIT_GRID_SYNC";
+constexpr const char* kDriverLibraryEnv = "VYRE_CUDA_DRIVER_LIBRARY";
+constexpr const char* kDefaultDriverLibrary = "libcuda.so.1";
 
 struct CommandLine {
   std::string bundle_dir;
@@ -29,13 +31,14 @@ struct CommandLine {
 // directory is given. Throws LaunchError (kExitUsage) for a malformed line.
 CommandLine parse_command_line(const std::vector<std::string>& args, const std::string& default_bundle);
 
-std::string usage_text(const std::string& program);
+std::string usage_text(const std::string& program, const std::string& default_bundle);
 
 struct Environment {
-  std::optional<int> device_ordinal;      // VYRE_CUDA_DEVICE_ORDINAL (default: device 0)
-  std::uint32_t ttt_steps = 1;            // VYRE_TTT_STEPS: launches of the whole kernel sequence
-  std::optional<float> ttt_target_loss;   // VYRE_TTT_TARGET_LOSS: stop once loss <= this
-  bool force_split_grid_sync = false;     // VYRE_CUDA_FORCE_SPLIT_GRID_SYNC: phases, not cooperative
+  std::optional<int> device_ordinal;                   // VYRE_CUDA_DEVICE_ORDINAL (default: device 0)
+  std::uint32_t ttt_steps = 1;                         // VYRE_TTT_STEPS: launches of the whole kernel sequence
+  std::optional<float> ttt_target_loss;                // VYRE_TTT_TARGET_LOSS: stop once loss <= this
+  bool force_split_grid_sync = false;                  // VYRE_CUDA_FORCE_SPLIT_GRID_SYNC: phases, not cooperative
+  std::string driver_library = kDefaultDriverLibrary;  // VYRE_CUDA_DRIVER_LIBRARY: the driver to open
 };
 
 using EnvLookup = std::function<const char*(const char*)>;

@@ -49,8 +49,7 @@ class Sha256 {
   void compress() {
     std::uint32_t w[64];
     for (int i = 0; i < 16; ++i) {
-      w[i] = static_cast<std::uint32_t>(block_[4 * i]) << 24 |
-             static_cast<std::uint32_t>(block_[4 * i + 1]) << 16 |
+      w[i] = static_cast<std::uint32_t>(block_[4 * i]) << 24 | static_cast<std::uint32_t>(block_[4 * i + 1]) << 16 |
              static_cast<std::uint32_t>(block_[4 * i + 2]) << 8 | block_[4 * i + 3];
     }
     for (int i = 16; i < 64; ++i) {
@@ -61,8 +60,7 @@ class Sha256 {
     std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
     std::uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
     for (int i = 0; i < 64; ++i) {
-      const std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
-                               kRound[i] + w[i];
+      const std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
       const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
       h = g;
       g = f;
@@ -73,8 +71,14 @@ class Sha256 {
       b = a;
       a = t1 + t2;
     }
-    state_[0] += a; state_[1] += b; state_[2] += c; state_[3] += d;
-    state_[4] += e; state_[5] += f; state_[6] += g; state_[7] += h;
+    state_[0] += a;
+    state_[1] += b;
+    state_[2] += c;
+    state_[3] += d;
+    state_[4] += e;
+    state_[5] += f;
+    state_[6] += g;
+    state_[7] += h;
     fill_ = 0;
   }
 
