@@ -207,6 +207,14 @@ TEST_CASE("vyre-aot bundles weights and the geometry options") {
   CHECK(m.dispatch_elements == 1000);
   CHECK_FALSE(m.tail_guard);  // an explicit grid runs full workgroups (SPEC §3)
   CHECK(m.fixpoint_iterations == 3);
+
+  const Process wg = vyre_aot(saxpy + " --workgroup 64 --sm sm_80 --out " + quote((dir / "wg").string()));
+  REQUIRE_MESSAGE(wg.exit_code == 0, wg.err);
+  const auto w = vyre_launch::parse_manifest(aot_test::read_text(dir / "wg" / "manifest.json"), "m");
+  CHECK(w.workgroup == vyre_launch::Dims{64, 1, 1});
+  CHECK(w.grid == vyre_launch::Dims{16, 1, 1});
+  CHECK(w.tail_guard);
+  CHECK(w.target == "sm_80");
 }
 
 // Emit `program` in process with VYRE_PTXAS set to `ptxas`, restoring the variable after.

@@ -203,7 +203,7 @@ TEST_CASE("barriers and workgroup memory: a tree reduction per workgroup") {
 TEST_CASE("workgroup memory is zero at the start of every workgroup") {
   vyre::ProgramBuilder b;
   b.workgroup(32);
-  auto seen = b.buffer("seen", Access::Output, Type::U32, 64 * 32);
+  auto seen = b.buffer("seen", Access::Output, Type::U32, 1024 * 32);  // enough to use the pool
   b.buffer("local", Access::Workgroup, Type::U32, 32);
   auto lid = b.let("lid", local_id(0));
   b.store(seen, invocation_id(0), load("local", lid));
@@ -213,7 +213,7 @@ TEST_CASE("workgroup memory is zero at the start of every workgroup") {
     vyre::host::CreateOptions options;
     options.worker_threads = workers;
     auto be = make_backend(options);
-    auto out = be.dispatch(be.compile(b.build()), {}, grid(64));
+    auto out = be.dispatch(be.compile(b.build()), {}, grid(1024));
     auto v = values_of<std::uint32_t>(out[0]);
     CHECK(std::all_of(v.begin(), v.end(), [](std::uint32_t x) { return x == 0; }));
   }
@@ -250,6 +250,21 @@ TEST_CASE("a divergent barrier is VYRE_ERR_EXECUTION and writes no output byte")
     CHECK(std::all_of(out[0].begin(), out[0].end(), [](std::byte v) { return v == std::byte{0xAB}; }));
     CHECK(std::all_of(out[1].begin(), out[1].end(), [](std::byte v) { return v == std::byte{0xCD}; }));
   }
+  // One failing workgroup among many, run on two threads: the same error, nothing written.
+  vyre::ProgramBuilder many;
+  many.workgroup(64);
+  auto many_out = many.buffer("out", Access::Output, Type::U32, 512 * 64);
+  many.store(many_out, invocation_id(0), u32(1));
+  many.if_(logical_and(eq(workgroup_id(0), u32(300)), lt(local_id(0), u32(5))), [&] { many.barrier(); });
+  vyre::host::CreateOptions two;
+  two.worker_threads = 2;
+  auto be = make_backend(two);
+  std::vector<vyre::host::ByteVector> many_outputs = {vyre::host::ByteVector(512 * 64 * 4, std::byte{0xEE})};
+  std::string message;
+  CHECK(dispatch_into(be, many.build(), {}, many_outputs, &message, grid(512)) == VYRE_ERR_EXECUTION);
+  CHECK(message.find("workgroup [300, 0, 0]") != std::string::npos);
+  CHECK(std::all_of(many_outputs[0].begin(), many_outputs[0].end(), [](std::byte v) { return v == std::byte{0xEE}; }));
+
   // A barrier every invocation reaches in the same loop iteration is fine.
   vyre::ProgramBuilder ok;
   ok.workgroup(64);

@@ -99,53 +99,45 @@ class Args {
   std::size_t next_ = 0;
 };
 
-// One option at the current position; false when it is not an option this tool knows.
+// The options that take a value, and where each goes.
+struct ValueOption {
+  std::string_view name;
+  void (*apply)(CompileOptions& o, const std::string& value);
+};
+
+const ValueOption kValueOptions[] = {
+    {"--target", [](CompileOptions& o, const std::string& v) { o.backend = v; }},
+    {"--sm",
+     [](CompileOptions& o, const std::string& v) { o.sm = parse_u32("--sm", v.starts_with("sm_") ? v.substr(3) : v); }},
+    {"--elements",
+     [](CompileOptions& o, const std::string& v) { o.config.dispatch_elements = parse_u64("--elements", v); }},
+    {"--grid", [](CompileOptions& o, const std::string& v) { o.config.grid = parse_triple("--grid", v); }},
+    {"--workgroup",
+     [](CompileOptions& o, const std::string& v) { o.config.workgroup_override = parse_triple("--workgroup", v); }},
+    {"--iterations",
+     [](CompileOptions& o, const std::string& v) { o.config.fixpoint_iterations = parse_u32("--iterations", v); }},
+    {"--weights", [](CompileOptions& o, const std::string& v) { o.weights = v; }},
+    {"--out", [](CompileOptions& o, const std::string& v) { o.out = v; }},
+    {"--plugins", [](CompileOptions& o, const std::string& v) { o.plugin_dirs.emplace_back(v); }},
+    {"--in",
+     [](CompileOptions& o, const std::string& v) {
+       auto [name, file] = parse_pair("--in", v);
+       o.inputs.emplace_back(name, file);
+     }},
+    {"--count",
+     [](CompileOptions& o, const std::string& v) {
+       auto [name, count] = parse_pair("--count", v);
+       o.counts.emplace_back(name, parse_u64("--count", count));
+     }},
+};
+
+// One option with a value at the current position; false when it is none of kValueOptions.
 bool take_option(Args& a, CompileOptions& o) {
-  if (auto v = a.option("--target")) {
-    o.backend = *v;
-    return true;
-  }
-  if (auto v = a.option("--sm")) {
-    o.sm = parse_u32("--sm", v->starts_with("sm_") ? v->substr(3) : *v);
-    return true;
-  }
-  if (auto v = a.option("--elements")) {
-    o.config.dispatch_elements = parse_u64("--elements", *v);
-    return true;
-  }
-  if (auto v = a.option("--grid")) {
-    o.config.grid = parse_triple("--grid", *v);
-    return true;
-  }
-  if (auto v = a.option("--workgroup")) {
-    o.config.workgroup_override = parse_triple("--workgroup", *v);
-    return true;
-  }
-  if (auto v = a.option("--iterations")) {
-    o.config.fixpoint_iterations = parse_u32("--iterations", *v);
-    return true;
-  }
-  if (auto v = a.option("--weights")) {
-    o.weights = *v;
-    return true;
-  }
-  if (auto v = a.option("--out")) {
-    o.out = *v;
-    return true;
-  }
-  if (auto v = a.option("--plugins")) {
-    o.plugin_dirs.emplace_back(*v);
-    return true;
-  }
-  if (auto v = a.option("--in")) {
-    auto [name, file] = parse_pair("--in", *v);
-    o.inputs.emplace_back(name, file);
-    return true;
-  }
-  if (auto v = a.option("--count")) {
-    auto [name, count] = parse_pair("--count", *v);
-    o.counts.emplace_back(name, parse_u64("--count", count));
-    return true;
+  for (const ValueOption& option : kValueOptions) {
+    if (auto value = a.option(option.name)) {
+      option.apply(o, *value);
+      return true;
+    }
   }
   return false;
 }

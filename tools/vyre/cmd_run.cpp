@@ -26,6 +26,8 @@ options:
   --input NAME=values:V,V ... as comma-separated values of the buffer's element type
                           (integers, 0x.., floats, nan, inf, true/false; not f16/bf16)
   --zeros                 fill fixed-size inputs that have no --input with zeros
+  --random SEED           fill fixed-size inputs that have no --input with pseudo-random values
+                          reproducible from SEED (integers: any bits; floats: in [-1, 1))
   --elements N            dispatch element count N (SPEC §3)
   --grid X[,Y[,Z]]        explicit grid (workgroups per axis)
   --workgroup X[,Y[,Z]]   override the program's workgroup size
@@ -35,7 +37,7 @@ options:
 
 Every read, uniform and read_write buffer is an input and needs an --input; a missing one is a
 usage error naming it. Fixed-size inputs are NOT zero-filled implicitly (a forgotten input would
-silently compute on zeros); pass --zeros to ask for that.
+silently compute on zeros); pass --zeros or --random SEED to ask for that.
 Exit status: 0 ran, 1 the program is invalid or the backend failed, 2 usage error.
 )";
 
@@ -46,6 +48,7 @@ struct RunOptions {
   std::optional<std::string> backend;
   std::map<std::string, std::string> inputs;  // name -> spec
   bool zeros = false;
+  std::optional<std::uint64_t> random_seed;
   DispatchConfig config;
   std::optional<std::filesystem::path> out_dir;
   std::size_t max_values = 64;
@@ -99,6 +102,7 @@ RunOptions parse_options(Args& args) {
     if (auto v = args.take_option("--backend")) options.backend = *v;
     else if (auto v = args.take_option("--input")) add_input(options, *v);
     else if (args.take_flag("--zeros")) options.zeros = true;
+    else if (auto v = args.take_option("--random")) options.random_seed = parse_count("--random", *v);
     else if (auto v = args.take_option("--elements")) options.config.dispatch_elements = parse_count("--elements", *v);
     else if (auto v = args.take_option("--grid")) options.config.grid = parse_triple("--grid", *v);
     else if (auto v = args.take_option("--workgroup")) options.config.workgroup_override = parse_triple("--workgroup", *v);
@@ -151,11 +155,15 @@ std::vector<std::vector<std::byte>> gather_inputs(const Program& program, const 
       unused.erase(it);
     } else if (options.zeros && buffer.count > 0) {
       inputs.emplace_back(std::size_t{buffer.count} * byte_size(buffer.element));
+    } else if (options.random_seed && buffer.count > 0) {
+      // Each buffer draws its own stream: the seed mixed with the binding.
+      inputs.push_back(random_values(buffer.element, buffer.count,
+                                     *options.random_seed * 1000003u + buffer.binding));
     } else {
       throw UsageError(fmt::format(
           "missing input '{}' ({}); pass --input {}=FILE, {}=hex:... or {}=values:...{}", buffer.name,
           describe(buffer), buffer.name, buffer.name, buffer.name,
-          buffer.count > 0 ? " (or --zeros)" : ""));
+          buffer.count > 0 ? " (or --zeros / --random SEED)" : ""));
     }
   }
   if (!unused.empty())

@@ -180,4 +180,54 @@ std::string format_hex(std::span<const std::byte> bytes, std::size_t group) {
   return out;
 }
 
+namespace {
+
+// splitmix64: a small, well-mixed generator whose output is the same on every platform.
+std::uint64_t next_random(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Uniform in [-1, 1) with 24 random bits: exact in f32, f64, and representable after rounding
+// to f16/bf16 (finite).
+float random_unit_float(std::uint64_t& state) {
+  return static_cast<float>(static_cast<std::int32_t>(next_random(state) >> 40) - (1 << 23)) /
+         static_cast<float>(1 << 23);
+}
+
+// The upper half of an f32, rounded to nearest even (bf16), for finite inputs.
+std::uint16_t float_to_bf16(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  return static_cast<std::uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+}  // namespace
+
+std::vector<std::byte> random_values(Type type, std::size_t count, std::uint64_t seed) {
+  std::vector<std::byte> out;
+  out.reserve(count * byte_size(type));
+  std::uint64_t state = seed;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t r = next_random(state);
+    switch (type) {
+      case Type::Bool: append(out, static_cast<std::uint32_t>(r & 1)); break;
+      case Type::U8:
+      case Type::I8: append(out, static_cast<std::uint8_t>(r)); break;
+      case Type::U16:
+      case Type::I16: append(out, static_cast<std::uint16_t>(r)); break;
+      case Type::U32:
+      case Type::I32: append(out, static_cast<std::uint32_t>(r)); break;
+      case Type::U64:
+      case Type::I64: append(out, r); break;
+      case Type::F32: append(out, random_unit_float(state)); break;
+      case Type::F64: append(out, static_cast<double>(random_unit_float(state))); break;
+      case Type::F16: append(out, static_cast<_Float16>(random_unit_float(state))); break;
+      case Type::BF16: append(out, float_to_bf16(random_unit_float(state))); break;
+    }
+  }
+  return out;
+}
+
 }  // namespace vyre::cli

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -20,7 +21,10 @@ void resolve(void* library, const char* symbol, Fn& slot) {
   if (address == nullptr)
     fail_no_device(cat("the CUDA driver library has no entry point ", symbol),
                    "update the NVIDIA driver (the launcher needs a CUDA 11 or newer driver)");
-  slot = reinterpret_cast<Fn>(address);
+  // dlsym returns an object pointer; copy its bits into the function pointer (the POSIX way that
+  // -Wpedantic accepts).
+  static_assert(sizeof(Fn) == sizeof(void*), "function and object pointers differ in size");
+  std::memcpy(&slot, &address, sizeof slot);
 }
 
 void resolve_all(void* lib, Api& a) {

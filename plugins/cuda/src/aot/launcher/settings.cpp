@@ -113,7 +113,8 @@ std::string usage_text(const std::string& program, const std::string& default_bu
   return cat("usage: ", program, " ", bundle, R"( [--in NAME=FILE]... [--out DIR]
 
 Runs a vyre AOT bundle (the directory holding manifest.json) on a CUDA device through the driver
-(libcuda.so.1).)", default_bundle.empty() ? "" : cat(" BUNDLE defaults to ", default_bundle, "."), R"(
+(libcuda.so.1).)",
+             default_bundle.empty() ? "" : cat(" BUNDLE defaults to ", default_bundle, "."), R"(
 The first input buffer of a bundle with weights is filled from weights.bin; every other input
 buffer gets its bytes from --in NAME=FILE, else from the bundle's own input file; a missing input
 is an error. Each read_write and output buffer is written to DIR/NAME.bin (default
