@@ -117,6 +117,13 @@ TEST_CASE("vyre backends lists loaded and rejected plugins with reasons") {
   CHECK(r.out_has("rejected (9)"));
   CHECK(r.out_has("libvyre_t_dup.so: duplicate id 't_copy'"));
   CHECK(r.out_has("libvyre_t_abi2.so: built for ABI 2.0"));
+
+  // --available: only the ids that create here, in selection order.
+  const Result available = vyre_cli(kTestPlugins + "backends --available");
+  CHECK(available.exit_code == 0);
+  CHECK(available.out_has("t_copy\n"));
+  CHECK_FALSE(available.out_has("t_nodev"));
+  CHECK_FALSE(available.out_has("rank"));
 }
 
 TEST_CASE("vyre backends with the build tree's plugins shows cuda present but unavailable here") {

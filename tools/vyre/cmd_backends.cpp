@@ -5,11 +5,13 @@
 
 namespace vyre::cli {
 
-const std::string_view kBackendsHelp = R"(usage: vyre [global options] backends
+const std::string_view kBackendsHelp = R"(usage: vyre [global options] backends [--available]
 
 Lists the plugin search directories, every backend that loaded (id, version, rank, ABI version,
 capability flags, op count, file) with whether an instance can be created on this machine (and
 why not), and every plugin file that was rejected, with its one-line reason.
+With --available, prints only the ids of the backends that can create an instance here, one
+per line, in selection order (for scripts).
 Exit status: 0 (also when some plugins were rejected), 1 when the registry itself fails.
 )";
 
@@ -50,8 +52,14 @@ std::string op_counts(const Registry& registry, const PluginInfo& plugin) {
 }  // namespace
 
 int run_backends(const GlobalOptions& global, Args& args) {
+  const bool only_available = args.take_flag("--available");
   args.finish("backends");
   const std::unique_ptr<Registry> registry = make_registry(global);
+  if (only_available) {
+    for (const PluginInfo& p : registry->plugins())
+      if (!registry->probe(p.id)) fmt::print("{}\n", p.id);
+    return kExitOk;
+  }
   fmt::print("search directories:\n");
   for (const auto& dir : registry->search_dirs()) fmt::print("  {}\n", dir.string());
   if (registry->search_dirs().empty()) fmt::print("  (none exist)\n");
