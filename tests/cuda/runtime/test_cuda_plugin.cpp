@@ -170,25 +170,6 @@ TEST_CASE("create fails with NO_DEVICE and a Fix when the driver library is miss
   check_fix(result.message);
 }
 
-TEST_CASE("create fails with NO_DEVICE naming the stub when pointed at the toolkit's stub driver") {
-  std::string stub;
-  for (const char* candidate : {"/usr/local/cuda/lib64/stubs/libcuda.so", "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"}) {
-    if (std::filesystem::exists(candidate)) {
-      stub = candidate;
-      break;
-    }
-  }
-  if (stub.empty()) {
-    MESSAGE("no CUDA toolkit stub libcuda.so here; skipping");
-    return;
-  }
-  ScopedEnv lib("VYRE_CUDA_DRIVER_LIBRARY", stub.c_str());
-  const CreateResult result = try_create(nullptr);
-  CHECK(result.status == VYRE_ERR_NO_DEVICE);
-  CHECK(result.message.find("stub") != std::string::npos);
-  check_fix(result.message);
-}
-
 TEST_CASE("a malformed VYRE_CUDA_DEVICE_ORDINAL is rejected before the driver is touched") {
   ScopedEnv missing("VYRE_CUDA_DRIVER_LIBRARY", "/nonexistent/libcuda.so.1");
   for (const char* bad : {"abc", "-1", "1x", "99999999999", " 0"}) {
@@ -223,5 +204,26 @@ TEST_CASE("create with the defaults either works or fails with NO_DEVICE and a F
   }
   INFO(result.message);
   CHECK(result.status == VYRE_ERR_NO_DEVICE);
+  check_fix(result.message);
+}
+
+// Last in the file: the stub carries the soname libcuda.so.1, so once it is loaded a later
+// dlopen("libcuda.so.1") in this process would find it instead of a real driver.
+TEST_CASE("create fails with NO_DEVICE naming the stub when pointed at the toolkit's stub driver") {
+  std::string stub;
+  for (const char* candidate : {"/usr/local/cuda/lib64/stubs/libcuda.so", "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"}) {
+    if (std::filesystem::exists(candidate)) {
+      stub = candidate;
+      break;
+    }
+  }
+  if (stub.empty()) {
+    MESSAGE("no CUDA toolkit stub libcuda.so here; skipping");
+    return;
+  }
+  ScopedEnv lib("VYRE_CUDA_DRIVER_LIBRARY", stub.c_str());
+  const CreateResult result = try_create(nullptr);
+  CHECK(result.status == VYRE_ERR_NO_DEVICE);
+  CHECK(result.message.find("stub") != std::string::npos);
   check_fix(result.message);
 }

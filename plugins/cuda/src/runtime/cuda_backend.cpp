@@ -87,11 +87,15 @@ void CudaBackend::pipeline_dispatch(kit::Pipeline& pipeline, const kit::HostDisp
 
 std::vector<kit::Metric> CudaBackend::metrics() {
   std::vector<kit::Metric> metrics = runtime_->telemetry().snapshot();
-  // Device memory as the driver sees it now (other processes included).
-  runtime_->bind();
-  const auto [free_bytes, total_bytes] = runtime_->memory_info();
-  metrics.push_back(kit::Metric{"device_memory_free_bytes", free_bytes});
-  metrics.push_back(kit::Metric{"device_memory_total_bytes", total_bytes});
+  // Device memory as the driver sees it now (other processes included); left out when the driver
+  // cannot say (e.g. after a device fault), so that counters stay readable.
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  if (runtime_->bind_quietly() &&
+      runtime_->driver().cuMemGetInfo(&free_bytes, &total_bytes) == drv::CUDA_SUCCESS) {
+    metrics.push_back(kit::Metric{"device_memory_free_bytes", free_bytes});
+    metrics.push_back(kit::Metric{"device_memory_total_bytes", total_bytes});
+  }
   return metrics;
 }
 
