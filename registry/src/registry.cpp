@@ -39,6 +39,10 @@ Registry::Registry(RegistryOptions options)
     const char* dir = std::getenv("VYRE_CERT_DIR");
     if (dir != nullptr && *dir != '\0') options_.certificate_dir = fs::path(dir);
   }
+  if (options_.use_environment) {
+    const char* verify = std::getenv("VYRE_VERIFY_PLUGINS");
+    if (verify != nullptr && std::string_view(verify) == "1") options_.verify_in_child = true;
+  }
   load_all();
 }
 
@@ -74,8 +78,20 @@ void Registry::load_all() {
   });
 }
 
+// With verify_in_child: the reason `path` failed its child-process verification, if it did.
+std::optional<std::string> Registry::verification_failure(const fs::path& path) const {
+  if (!options_.verify_in_child) return std::nullopt;
+  const PluginVerification v = verify_plugin(path, options_.verify);
+  if (v.ok()) return std::nullopt;
+  if (v.verdict == PluginVerdict::Rejected) return v.reason;
+  return "failed verification in a child process (" + std::string(plugin_verdict_name(v.verdict)) +
+         "): " + v.reason;
+}
+
 void Registry::load_file(const fs::path& path) {
   try {
+    if (std::optional<std::string> failure = verification_failure(path))
+      throw registry_detail::Rejection{*failure};
     registry_detail::LoadedPlugin plugin = registry_detail::load_plugin(path, sink_);
     if (const PluginInfo* existing = find(plugin.info.id))
       throw registry_detail::Rejection{"duplicate id '" + plugin.info.id + "' (already loaded from " +

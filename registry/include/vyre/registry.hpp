@@ -21,6 +21,10 @@
 // routing then uses its certified ops, and a backend without an accepted certificate routes
 // nothing (the reference oracle excepted). set_certified_ops() installs an op set directly.
 //
+// Hostile plugins: with RegistryOptions::verify_in_child (or VYRE_VERIFY_PLUGINS=1, with
+// use_environment) every plugin file is first loaded in a child process (vyre/plugin_verify.hpp);
+// one that crashes, hangs or exits there is rejected with that reason and never loaded here.
+//
 // Libraries stay loaded while anything made from them lives (backends, programs, buffers...), even
 // after the Registry itself is gone. A Registry may be used from many threads at once.
 #pragma once
@@ -37,6 +41,7 @@
 
 #include "vyre/backend.hpp"
 #include "vyre/ir.hpp"
+#include "vyre/plugin_verify.hpp"
 #include "vyre/registry_log.hpp"
 
 namespace vyre {
@@ -71,6 +76,10 @@ struct RegistryOptions {
   // vyre/certificate.hpp) instead of its declared ops. Unset with use_environment: VYRE_CERT_DIR.
   std::optional<std::filesystem::path> certificate_dir;
   LogSink log;                   // empty: quiet
+  // Load each plugin file in a child process first and reject it if it crashes, hangs or exits
+  // there (see vyre/plugin_verify.hpp). Also on with use_environment and VYRE_VERIFY_PLUGINS=1.
+  bool verify_in_child = false;
+  PluginVerifyOptions verify;    // the timeout, whether to try create too, the helper program
 };
 
 // The backend chosen for a program (or by select()).
@@ -136,6 +145,7 @@ class Registry {
   const Loaded& loaded(std::string_view id) const;
   void load_all();
   void load_file(const std::filesystem::path& path);
+  std::optional<std::string> verification_failure(const std::filesystem::path& path) const;
   std::optional<std::string> forced_backend() const;
   std::vector<const PluginInfo*> candidates_in_order() const;
   // The cached instance, or the reason it cannot be created.
