@@ -11,12 +11,13 @@ using vyre::Access;
 using vyre::Type;
 
 vyre::Program xor_program(std::uint32_t count) {
+  using namespace vyre::dsl;
   vyre::ProgramBuilder b;
   b.workgroup(kWorkgroup);
   auto a = b.buffer("a", Access::Read, Type::U32, count);
   auto x = b.buffer("b", Access::Read, Type::U32, count);
   auto out = b.buffer("out", Access::Output, Type::U32, count);
-  auto i = b.let("i", dsl::invocation_id(0));
+  auto i = b.let("i", invocation_id(0));
   b.store(out, i, a[i] ^ x[i]);
   return b.build();
 }
@@ -51,11 +52,12 @@ namespace {
 
 // One step: `target` = op(target, other), over buffers x then y (declaration order).
 vyre::Program sequence_step(std::uint32_t count, bool writes_x, const std::function<Expr(Expr, Expr)>& op) {
+  using namespace vyre::dsl;
   vyre::ProgramBuilder b;
   b.workgroup(kWorkgroup);
   auto x = b.buffer("x", writes_x ? Access::ReadWrite : Access::Read, Type::U32, count);
   auto y = b.buffer("y", writes_x ? Access::Read : Access::ReadWrite, Type::U32, count);
-  auto i = b.let("i", dsl::invocation_id(0));
+  auto i = b.let("i", invocation_id(0));
   if (writes_x) b.store(x, i, op(x[i], y[i]));
   else b.store(y, i, op(y[i], x[i]));
   return b.build();

@@ -154,7 +154,12 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, const std::shared_pt
                             kHostName, &plugin_log, route};
   vyre_backend_info info{};
   info.struct_size = sizeof info;
-  const vyre_status status = register_fn(&host, &info);
+  vyre_status status = VYRE_ERR_INTERNAL;
+  try {
+    status = register_fn(&host, &info);
+  } catch (...) {  // a plugin bug: no C++ exception may cross the ABI; reject, never propagate
+    reject("vyre_backend_register let a C++ exception escape (no exception may cross the C ABI)");
+  }
   info.struct_size = std::min(info.struct_size, sizeof info);
   check_status(status, info);
   check_info_header(info);

@@ -16,6 +16,14 @@ std::string_view trim_sentence(std::string_view text) {
   return text;
 }
 
+// A NUL byte (from a name in hostile input) would cut the message short wherever it is read as a
+// C string (what(), the C ABI), losing the "Fix:" sentence: spell it as the two characters \0.
+std::string without_nul(std::string message) {
+  for (std::size_t at = message.find('\0'); at != std::string::npos; at = message.find('\0', at + 2))
+    message.replace(at, 1, "\\0");
+  return message;
+}
+
 }  // namespace
 
 Error Error::make(vyre_status code, std::string_view problem, std::string_view fix) {
@@ -24,7 +32,7 @@ Error Error::make(vyre_status code, std::string_view problem, std::string_view f
   std::string_view fix_text = trim_sentence(fix);
   message += fix_text.empty() ? std::string_view("see the documentation") : fix_text;
   message += '.';
-  return Error(code, message);
+  return Error(code, without_nul(std::move(message)));
 }
 
 void fail(vyre_status code, std::string_view problem, std::string_view fix) {

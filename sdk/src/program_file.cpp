@@ -22,7 +22,13 @@ std::vector<std::uint8_t> read_all(const std::filesystem::path& path) {
   if (!in)
     fail(VYRE_ERR_IO, fmt::format("cannot open program file '{}'", path.string()),
          "check that the file exists and is readable");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::uint8_t> bytes;
+  try {  // libstdc++ throws from underflow for a directory (EISDIR)
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    fail(VYRE_ERR_IO, fmt::format("reading program file '{}' failed: {}", path.string(), e.what()),
+         "pass a regular file holding a program (JSON or wire bytes)");
+  }
   if (in.bad())
     fail(VYRE_ERR_IO, fmt::format("reading program file '{}' failed", path.string()),
          "check the file system and retry");

@@ -62,6 +62,8 @@ const std::vector<Command>& commands() {
       {"validate", "check a program file and print every problem", kValidateHelp, &run_validate},
       {"run", "run a program on a backend and print or save its outputs", kRunHelp, &run_run},
       {"convert", "convert a program between JSON and wire bytes", kConvertHelp, &run_convert},
+      {"plugins", "load plugins in child processes; report crashes and hangs",
+       kPluginsHelp, &run_plugins},
   };
   return table;
 }

@@ -68,11 +68,13 @@ int run_ops(const GlobalOptions& global, Args& args);
 int run_validate(const GlobalOptions& global, Args& args);
 int run_run(const GlobalOptions& global, Args& args);
 int run_convert(const GlobalOptions& global, Args& args);
+int run_plugins(const GlobalOptions& global, Args& args);
 
 extern const std::string_view kBackendsHelp;
 extern const std::string_view kOpsHelp;
 extern const std::string_view kValidateHelp;
 extern const std::string_view kRunHelp;
 extern const std::string_view kConvertHelp;
+extern const std::string_view kPluginsHelp;
 
 }  // namespace vyre::cli

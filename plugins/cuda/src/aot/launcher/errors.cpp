@@ -11,7 +11,11 @@ std::string trimmed(std::string text) {
 }  // namespace
 
 std::string compose_message(const std::string& problem, const std::string& fix) {
-  return trimmed(problem) + ". Fix: " + trimmed(fix) + ".";
+  // A NUL byte from hostile input would cut what() short before "Fix:": spell it as \0.
+  std::string message = trimmed(problem) + ". Fix: " + trimmed(fix) + ".";
+  for (std::size_t at = message.find('\0'); at != std::string::npos; at = message.find('\0', at + 2))
+    message.replace(at, 1, "\\0");
+  return message;
 }
 
 void fail(const std::string& problem, const std::string& fix) {

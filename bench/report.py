@@ -1,0 +1,203 @@
+"""Merge vyre-bench's JSON and the baselines' JSON into results.json and results.md.
+
+    python3 bench/report.py --vyre vyre.json [--vyre more.json] [--baseline P1.json ...]
+                            [--env env.json] --out-dir DIR
+
+Every case gets its vyre figure, its baseline (another tool in the same run, or none), the ratio
+vyre/baseline of the medians, the goal (a ratio or an absolute bound), `attained` (measured over
+goal, turned so that >= 1 means met) and a status: pass, miss, wrong (the result check failed),
+error (the case did not run) or no-baseline (a ratio goal whose baseline is unavailable).
+Standard library only.
+"""
+import argparse
+import json
+import os
+
+# id -> the goal. "ratio": vyre/baseline of the medians against `target`; "absolute": vyre's
+# median in `unit` against `target`. `baseline`: "external" (a baseline JSON with the same id),
+# or "vyre:<extra name>" (a figure vyre-bench reports beside the headline).
+GOALS = {
+    "P1": {"kind": "ratio", "op": ">=", "target": 1.00, "baseline": "external"},
+    "P2": {"kind": "ratio", "op": "<=", "target": 0.5, "baseline": "external"},
+    "P3": {"kind": "absolute", "op": "<=", "target": 2.0, "unit": "us/dispatch", "baseline": "external"},
+    "P4": {"kind": "absolute", "op": "<=", "target": 1.5, "unit": "us/step", "baseline": "vyre:one_by_one_per_step"},
+    "P5-cold": {"kind": "absolute", "op": "<=", "target": 20.0, "unit": "ms", "baseline": None},
+    "P5-warm": {"kind": "absolute", "op": "<=", "target": 3.0, "unit": "ms", "baseline": None},
+    "P6": {"kind": "absolute", "op": "<=", "target": 60.0, "unit": "s", "baseline": None},
+    "P7": {"kind": "ratio", "op": ">=", "target": 0.9, "baseline": "external"},
+    "R1": {"kind": "absolute", "op": "<=", "target": 30.0, "unit": "ms", "baseline": None},
+}
+BASELINE_NAMES = {"P4": "the same launches enqueued one by one (vyre)"}
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def figure(value):
+    """The {median, p10, p90, unit} part of a summary."""
+    if not value:
+        return None
+    return {k: value.get(k) for k in ("median", "p10", "p90", "unit")}
+
+
+def baseline_for(case, goal, baselines):
+    source = goal.get("baseline")
+    if source == "external":
+        b = baselines.get(case["id"])
+        if b is None:
+            return None, "baseline not run"
+        if not b.get("available", False):
+            return None, b.get("reason", "baseline unavailable")
+        return {"name": b.get("baseline"), "value": figure(b.get("value")), "verified": b.get("verified"),
+                "verification": b.get("verification"), "extra": b.get("extra", {})}, None
+    if source and source.startswith("vyre:"):
+        extra = case.get("extra", {}).get(source[5:])
+        if extra is None:
+            return None, f"vyre-bench reported no {source[5:]}"
+        return {"name": BASELINE_NAMES.get(case["id"], source), "value": figure(extra), "verified": case.get("verified")}, None
+    return None, None
+
+
+def case_notes(case):
+    """What a reader needs beside the figure."""
+    extra = case.get("extra", {})
+    notes = []
+    if case["id"] == "R1" and "host_threads" in extra:
+        notes.append(f"ran with {extra['host_threads']} host threads (the goal is for the 2-core machine)")
+    if case["id"] == "P6":
+        notes.append(f"ops: {extra.get('ops_filter', '?')}; exit {extra.get('exit_code', '?')}")
+    if case["id"] == "P2" and "pipeline_round_trip" in extra:
+        notes.append(f"compiled pipeline: {fmt_figure(figure(extra['pipeline_round_trip']))}")
+    if case["id"] == "P3" and "total_per_dispatch" in extra:
+        notes.append(f"until all finished: {fmt_figure(figure(extra['total_per_dispatch']))} per dispatch")
+    if case["id"].startswith("P5") and "backend_create" in extra:
+        notes.append(f"backend create (not counted): {fmt_figure(figure(extra['backend_create']))}")
+    return notes
+
+
+def attainment(op, measured, target):
+    if measured is None or measured <= 0:
+        return None
+    return measured / target if op == ">=" else target / measured
+
+
+def evaluate(case, baselines):
+    goal = GOALS.get(case["id"], {"kind": "none"})
+    row = {"id": case["id"], "title": case.get("title"), "backend": case.get("backend"),
+           "goal": {k: v for k, v in goal.items() if k != "baseline"}}
+    if case.get("error"):
+        row.update(status="error", error=case["error"])
+        return row
+    vyre = figure(case.get("value"))
+    row.update(vyre=vyre, verified=case.get("verified"), verification=case.get("verification"),
+               clock=case.get("clock"), bytes_moved=case.get("bytes_moved"))
+    base, why_not = baseline_for(case, goal, baselines)
+    row["baseline"] = base
+    if why_not:
+        row["baseline_note"] = why_not
+    ratio = None
+    if base and base["value"] and base["value"]["median"]:
+        ratio = vyre["median"] / base["value"]["median"]
+    row["ratio"] = ratio
+    measured = ratio if goal.get("kind") == "ratio" else vyre["median"]
+    row["attained"] = attainment(goal.get("op"), measured, goal["target"]) if "target" in goal else None
+    notes = case_notes(case)
+    if notes:
+        row["notes"] = notes
+    if not case.get("verified"):
+        row["status"] = "wrong"
+    elif case["id"] == "P6" and not str(case.get("extra", {}).get("ops_filter", "all")).startswith("all"):
+        row["status"] = "partial"
+    elif goal.get("kind") == "ratio" and ratio is None:
+        row["status"] = "no-baseline"
+    elif row["attained"] is None:
+        row["status"] = "n/a"
+    else:
+        row["status"] = "pass" if row["attained"] >= 1.0 else "miss"
+    return row
+
+
+def fmt_figure(f):
+    if not f or f.get("median") is None:
+        return "-"
+    return f"{f['median']:.4g} [{f['p10']:.4g}, {f['p90']:.4g}] {f.get('unit') or ''}".strip()
+
+
+def fmt_goal(goal):
+    if "target" not in goal:
+        return "-"
+    if goal["kind"] == "ratio":
+        return f"ratio {goal['op']} {goal['target']:g}"
+    return f"{goal['op']} {goal['target']:g} {goal.get('unit', '')}".strip()
+
+
+def markdown(results):
+    env = results["environment"]
+    lines = [
+        f"# vyre-bench results: {env.get('device', '?')}",
+        "",
+        f"date {env.get('date', '?')}; driver {env.get('driver', '?')}; CUDA {env.get('cuda', '?')}; "
+        f"commit {env.get('commit', '?')}; mode {env.get('mode', '?')}",
+        "",
+        "Medians with [p10, p90]. ratio = vyre / baseline (medians); attained >= 1 meets the goal.",
+    ]
+    scales = {(run.get("size_scale", 1), run.get("count_scale", 1)) for run in results["vyre_runs"]}
+    if any(s != (1, 1) and s != (1.0, 1.0) for s in scales):
+        lines += ["", f"**SCALED RUN** (size/count scales {sorted(scales)}): not comparable with the goals."]
+    lines += [
+        "",
+        "| case | what | vyre | baseline | ratio | goal | attained | status |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results["cases"]:
+        base = r.get("baseline")
+        base_text = f"{base['name']}: {fmt_figure(base['value'])}" if base else r.get("baseline_note", "-")
+        ratio = f"{r['ratio']:.3f}" if r.get("ratio") is not None else "-"
+        attained = f"{r['attained']:.2f}" if r.get("attained") is not None else "-"
+        vyre = fmt_figure(r.get("vyre")) if r["status"] != "error" else "ERROR: " + r.get("error", "")[:120]
+        lines.append(f"| {r['id']} | {r.get('title') or ''} | {vyre} | {base_text} | {ratio} | "
+                     f"{fmt_goal(r['goal'])} | {attained} | {r['status']} |")
+    lines.append("")
+    for r in results["cases"]:
+        if r["status"] == "wrong":
+            lines.append(f"- {r['id']}: the result check failed: {r.get('verification')}")
+        for note in r.get("notes", []):
+            lines.append(f"- {r['id']}: {note}")
+        base = r.get("baseline") or {}
+        if base.get("verified") is False:
+            lines.append(f"- {r['id']}: the baseline's own check failed: {base.get('verification')}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--vyre", action="append", default=[], help="vyre-bench --json output (repeatable)")
+    p.add_argument("--baseline", action="append", default=[], help="a baseline's JSON (repeatable)")
+    p.add_argument("--env", help="JSON with device, driver, cuda, date, commit, mode")
+    p.add_argument("--out-dir", required=True)
+    args = p.parse_args()
+
+    env = load(args.env) if args.env and os.path.exists(args.env) else {}
+    vyre_runs = [load(path) for path in args.vyre if os.path.exists(path)]
+    baselines = {}
+    for path in args.baseline:
+        if os.path.exists(path):
+            b = load(path)
+            baselines[b["id"]] = b
+    cases = [evaluate(c, baselines) for run in vyre_runs for c in run.get("cases", [])]
+    if "device" not in env and vyre_runs and vyre_runs[0].get("device"):
+        env["device"] = vyre_runs[0]["device"].get("name")
+    results = {"schema": "vyre-bench-results/1", "environment": env, "cases": cases,
+               "vyre_runs": vyre_runs, "baselines": baselines}
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(args.out_dir, "results.md"), "w") as f:
+        f.write(markdown(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+// The cases of vyre-bench (bench/README.md): one function each, in its own file.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "case_result.hpp"
+#include "context.hpp"
+
+namespace vyre::bench {
+
+using CaseFn = std::vector<CaseResult> (*)(Context& context);
+
+struct CaseInfo {
+  std::string_view id;
+  std::string_view title;
+  CaseFn run;
+};
+
+std::vector<CaseResult> run_p1_resident_xor(Context& context);
+std::vector<CaseResult> run_p2_round_trip(Context& context);
+std::vector<CaseResult> run_p3_enqueue(Context& context);
+std::vector<CaseResult> run_p4_sequence(Context& context);
+std::vector<CaseResult> run_p5_first_dispatch(Context& context);
+std::vector<CaseResult> run_p6_conform(Context& context);
+std::vector<CaseResult> run_p7_sum(Context& context);
+std::vector<CaseResult> run_r1_reference_xor(Context& context);
+
+// Every case in run order.
+const std::vector<CaseInfo>& case_table();
+
+// The child side of P5 (--p5-child): compile and first-dispatch the salted program, print JSON.
+int run_p5_child(const Options& options, vyre::Registry& registry);
+
+}  // namespace vyre::bench

@@ -1,0 +1,60 @@
+// The fuzz harnesses: one function per input format, shared by the libFuzzer targets
+// (fuzz/targets/, built with clang by fuzz/CMakeLists.txt) and by the regression test that
+// replays every corpus and crash input with the regular compiler (tests/reliability).
+//
+// A harness feeds arbitrary bytes through a public API. An input may be rejected only by the
+// documented error (vyre::Error, or vyre_launch::LaunchError for AOT manifests); anything else that
+// escapes, and every broken invariant (a round trip that does not round-trip), is a finding:
+// harnesses throw InvariantViolation for those, which libFuzzer reports as a crash.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace vyre::fuzz {
+
+using Input = std::span<const std::uint8_t>;
+
+class InvariantViolation : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+// `text` with control and non-ASCII bytes as \xNN, clipped, for readable findings.
+inline std::string printable(std::string_view text, std::size_t max = 600) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : text.substr(0, max)) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    }
+  }
+  return text.size() > max ? out + "..." : out;
+}
+
+// Throw InvariantViolation("<harness>: <what>") unless `ok`.
+inline void require(bool ok, std::string_view harness, std::string_view what) {
+  if (!ok) throw InvariantViolation(std::string(harness) + ": " + std::string(what));
+}
+
+// Each returns true when the input was accepted, false when it was rejected with the documented
+// error. Both are fine; only InvariantViolation (or any other escaping exception, or a crash) is not.
+bool wire_decoder(Input bytes);   // decode_wire; accepted: encode/decode round trip
+bool json_program(Input bytes);   // from_json; accepted: to_json/from_json round trip (exact)
+bool validator(Input bytes);      // wire or JSON, then validate; valid: ops_used, fingerprint, wire round trip
+bool certificate(Input bytes);    // certificate_from_json; accepted: to_json/from_json round trip
+bool aot_manifest(Input bytes);   // the launcher's parse_manifest + validate_manifest
+
+// The harness named `name` ("wire", "json", "validate", "certificate", "aot_manifest"), or null.
+using Harness = bool (*)(Input);
+Harness find_harness(std::string_view name);
+
+}  // namespace vyre::fuzz

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Build vyre from source and run every benchmark case and its baseline in one call (bench/README.md).
+#
+#   scripts/bench.sh [--cpu] [OUTDIR]
+#
+# GPU mode (default; on the GPU machine): record the environment; configure (Release, Ninja, no
+# tests) and build vyre-bench with what it runs (plugins, vyre-conform), reusing the build directory;
+# run vyre-bench's cases P1-P5, P7, R1 on the cuda backend, then the PyTorch/CuPy baselines
+# (bench/baselines/*.py), then P6 (vyre-conform, the long one); then bench/report.py writes
+# results.json and results.md and bench/plot.py results.png. The markdown table is printed last.
+# CPU mode (--cpu; the 2-core development machine): R1 for the record, plus a small smoke run of
+# every case on reference_cpu (logs/smoke.json) to show the harness works.
+#
+# Output goes to $OUT when it is set, else OUTDIR, else bench/results/local. Logs in <out>/logs.
+# Knobs: BUILD_DIR (gpu: build-bench-release, cpu: build-bench), JOBS (gpu 16, cpu 1),
+# BENCH_SIZE_SCALE and BENCH_COUNT_SCALE (1: the real sizes; smaller for a quick look; the report
+# says when a run was scaled), BENCH_SKIP_CONFORM=1 (skip P6), CONFORM_TIMEOUT (240 s),
+# VYRE_BENCH_ARGS (extra vyre-bench arguments, e.g. "--reps 20"), PYTHON (python3).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=gpu
+if [ "${1:-}" = "--cpu" ]; then mode=cpu; shift; fi
+out=${OUT:-${1:-$root/bench/results/local}}
+if [ "$mode" = gpu ]; then
+  build=${BUILD_DIR:-$root/build-bench-release}; jobs=${JOBS:-16}
+else
+  build=${BUILD_DIR:-$root/build-bench}; jobs=${JOBS:-1}
+fi
+size_scale=${BENCH_SIZE_SCALE:-1}
+count_scale=${BENCH_COUNT_SCALE:-1}
+conform_timeout=${CONFORM_TIMEOUT:-240}
+python=${PYTHON:-python3}
+logs=$out/logs
+mkdir -p "$logs"
+out=$(cd "$out" && pwd)
+logs=$out/logs
+bench=$build/bin/vyre-bench
+script_start=$(date +%s)
+step_rows=()
+
+# step NAME LIMIT_SECONDS COMMAND...: run from the repository root, log to logs/NAME.log.
+step() {
+  local name=$1 limit=$2 start rc
+  shift 2
+  start=$(date +%s)
+  echo ">>> $name: $*" >&2
+  ( cd "$root" && timeout --signal=TERM --kill-after=10 "$limit" "$@" ) >"$logs/$name.log" 2>&1
+  rc=$?
+  step_rows+=("$(printf '%-22s exit %-4s %5ss' "$name" "$rc" "$(( $(date +%s) - start ))")")
+  [ $rc -eq 0 ] || echo "    $name exited $rc (logs/$name.log): $(tail -n 3 "$logs/$name.log" | tr '\n' ' ' | cut -c1-200)" >&2
+  return $rc
+}
+
+record_environment() {
+  local device="cpu ($(nproc) cores)" driver=none cuda=none
+  if [ "$mode" = gpu ] && command -v nvidia-smi >/dev/null; then
+    device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
+    driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)
+    cuda=$(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n1)
+    nvidia-smi >"$logs/nvidia-smi.txt" 2>&1
+  fi
+  local nvcc_version commit
+  nvcc_version=$( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null) | sed -n 's/.*release \([0-9.]*\).*/\1/p' | head -n1)
+  commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  if [ -n "$(git -C "$root" status --porcelain 2>/dev/null | head -n1)" ]; then commit="$commit+dirty"; fi
+  "$python" - "$out/env.json" "$device" "$driver" "$cuda" "${nvcc_version:-none}" "$commit" "$mode" \
+    "$size_scale" "$count_scale" "$(nproc)" <<'PY'
+import datetime, json, sys
+path, device, driver, cuda, nvcc, commit, mode, size_scale, count_scale, cores = sys.argv[1:]
+env = {"device": device, "driver": driver, "cuda": cuda, "nvcc": nvcc, "commit": commit, "mode": mode,
+       "host_cores": int(cores), "size_scale": float(size_scale), "count_scale": float(count_scale),
+       "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+json.dump(env, open(path, "w"), indent=1)
+PY
+}
+
+configure_and_build() {
+  # A build directory carried from another checkout path cannot be reused: start it afresh.
+  if [ -f "$build/CMakeCache.txt" ] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$root" "$build/CMakeCache.txt"; then
+    echo "    $build was configured for another source tree; reconfiguring from scratch" >&2
+    rm -rf "$build"
+  fi
+  step configure 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_TESTS=OFF &&
+    step build 480 cmake --build "$build" --target vyre-bench -j"$jobs"
+}
+
+run_gpu_cases() {
+  local common=(--backend cuda --size-scale "$size_scale" --count-scale "$count_scale" ${VYRE_BENCH_ARGS:-})
+  step vyre-bench 300 "$bench" --case P1 --case P2 --case P3 --case P4 --case P5 --case P7 --case R1 \
+    "${common[@]}" --json "$out/vyre.json" --log-dir "$logs"
+  local scale=(--size-scale "$size_scale" --count-scale "$count_scale")
+  step baseline-P1 150 "$python" bench/baselines/torch_xor.py "${scale[@]}" --json "$out/baseline-P1.json"
+  step baseline-P2 150 "$python" bench/baselines/torch_round_trip.py "${scale[@]}" --json "$out/baseline-P2.json"
+  step baseline-P3 150 "$python" bench/baselines/cupy_launch.py "${scale[@]}" --json "$out/baseline-P3.json"
+  step baseline-P7 150 "$python" bench/baselines/torch_sum.py "${scale[@]}" --json "$out/baseline-P7.json"
+  if [ "${BENCH_SKIP_CONFORM:-0}" != 1 ]; then
+    step vyre-bench-P6 $((conform_timeout + 30)) "$bench" --case P6 --backend cuda \
+      --conform-timeout "$conform_timeout" --json "$out/vyre-conform.json" --log-dir "$logs"
+  fi
+}
+
+run_cpu_cases() {
+  step vyre-bench-R1 300 "$bench" --case R1 --reps 50 --json "$out/vyre.json"
+  step smoke 300 "$bench" --all --backend reference_cpu --size-scale 0.001 --count-scale 0.05 --reps 3 \
+    --conform-ops 'bin.xor.*' --json "$logs/smoke.json" --log-dir "$logs/smoke"
+}
+
+report() {
+  step report 60 "$python" bench/report.py --env "$out/env.json" --vyre "$out/vyre.json" \
+    --vyre "$out/vyre-conform.json" --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" \
+    --baseline "$out/baseline-P3.json" --baseline "$out/baseline-P7.json" --out-dir "$out"
+  step plot 60 "$python" bench/plot.py "$out/results.json" "$out/results.png"
+}
+
+record_environment
+if ! configure_and_build; then
+  echo "bench.sh: the build failed; see $logs/configure.log and $logs/build.log" >&2
+  tail -n 30 "$logs/build.log" 2>/dev/null
+  exit 1
+fi
+if [ "$mode" = gpu ]; then run_gpu_cases; else run_cpu_cases; fi
+report
+{
+  echo
+  echo "steps ($(( $(date +%s) - script_start ))s in all; logs in $logs):"
+  printf '  %s\n' "${step_rows[@]}"
+  echo
+} >&2
+if [ -f "$out/results.md" ]; then cat "$out/results.md"; else echo "bench.sh: no results.md (see $logs/report.log)"; exit 1; fi

@@ -1,0 +1,372 @@
+// Hostile plugins: each one that crashes, aborts, hangs, exits or throws while loading,
+// registering or creating is reported by file with the signal, timeout or status and the stage,
+// by verify_plugin(), by the registry's verify_in_child mode and by `vyre plugins verify`; this
+// process (the host) survives all of it, and the well-behaved plugins load and run.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "vyre/plugin_verify.hpp"
+#include "vyre/registry.hpp"
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using vyre::PluginVerdict;
+using vyre::PluginVerification;
+using vyre::PluginVerifyOptions;
+
+namespace {
+
+// Crash or hang when loaded in-process: only ever verified in a child.
+const fs::path kHostileDir = VYRE_HOSTILE_PLUGIN_DIR;
+// Safe to load in-process: good, nodevice, throw_register (rejected by the loader) and garbage.
+const fs::path kSafeDir = VYRE_SAFE_PLUGIN_DIR;
+
+fs::path plugin(const std::string& kind) {
+  const std::string name = "libvyre_h_" + kind + ".so";
+  return fs::exists(kHostileDir / name) ? kHostileDir / name : kSafeDir / name;
+}
+
+PluginVerifyOptions quick(bool create = false) {
+  PluginVerifyOptions options;
+  options.timeout = 1500ms;
+  options.check_create = create;
+  return options;
+}
+
+bool contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string describe(const PluginVerification& v) {
+  return std::string(vyre::plugin_verdict_name(v.verdict)) + " [" + v.stage + "] " + v.reason +
+         " | output: " + v.output_tail;
+}
+
+// Whether process `pid` is gone (or a zombie nobody has reaped yet, which runs nothing).
+bool process_gone(long pid) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (::kill(static_cast<pid_t>(pid), 0) != 0) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');
+    if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z') return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+std::optional<long> recorded_pid(const fs::path& dir, const std::string& role) {
+  std::ifstream in(dir / ("hang_register." + role));
+  long pid = 0;
+  if (in >> pid) return pid;
+  return std::nullopt;
+}
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
+TEST_CASE("a plugin that segfaults in vyre_backend_register is reported with SIGSEGV") {
+  const PluginVerification v = vyre::verify_plugin(plugin("segv_register"), quick());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Crashed);
+  CHECK(v.signal == SIGSEGV);
+  CHECK(v.stage == "register");
+  CHECK(contains(v.reason, "SIGSEGV"));
+  CHECK(contains(v.reason, "vyre_backend_register"));
+  CHECK_FALSE(v.summary.has_value());
+}
+
+TEST_CASE("a plugin that aborts in vyre_backend_register is reported with SIGABRT") {
+  const PluginVerification v = vyre::verify_plugin(plugin("abort_register"), quick());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Crashed);
+  CHECK(v.signal == SIGABRT);
+  CHECK(v.stage == "register");
+  CHECK(contains(v.reason, "SIGABRT"));
+}
+
+TEST_CASE("a plugin that hangs in vyre_backend_register times out; it and its children are killed") {
+  const fs::path pids = fs::path(VYRE_RELIABILITY_WORK_DIR) / "pids";
+  fs::remove_all(pids);
+  fs::create_directories(pids);
+  ScopedEnv env("VYRE_HOSTILE_PID_DIR", pids.c_str());
+  const auto start = std::chrono::steady_clock::now();
+  const PluginVerification v = vyre::verify_plugin(plugin("hang_register"), quick());
+  const auto took = std::chrono::steady_clock::now() - start;
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::TimedOut);
+  CHECK(v.stage == "register");
+  CHECK(contains(v.reason, "1.5 s"));
+  CHECK(took >= 1500ms);
+  CHECK(took < 10s);
+  const std::optional<long> child = recorded_pid(pids, "child");
+  const std::optional<long> grandchild = recorded_pid(pids, "grandchild");
+  REQUIRE(child.has_value());
+  REQUIRE(grandchild.has_value());
+  CHECK(process_gone(*child));
+  CHECK(process_gone(*grandchild));
+}
+
+TEST_CASE("a plugin that exits in vyre_backend_register is reported with its exit status") {
+  const PluginVerification v = vyre::verify_plugin(plugin("exit_register"), quick());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Exited);
+  CHECK(v.exit_status == 3);
+  CHECK(v.stage == "register");
+  CHECK(contains(v.reason, "status 3"));
+}
+
+TEST_CASE("a plugin whose static constructor crashes is reported at the load stage") {
+  const PluginVerification v = vyre::verify_plugin(plugin("crash_load"), quick());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Crashed);
+  CHECK(v.signal == SIGSEGV);
+  CHECK(v.stage == "load");
+  CHECK(contains(v.reason, "static constructors"));
+}
+
+TEST_CASE("a plugin that throws across the C ABI is rejected, in a child and in-process") {
+  const PluginVerification v = vyre::verify_plugin(plugin("throw_register"), quick());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Rejected);
+  CHECK(contains(v.reason, "exception"));
+
+  vyre::RegistryOptions options;
+  options.plugin_dirs = {kSafeDir};
+  options.use_environment = false;
+  options.use_default_dirs = false;
+  vyre::Registry registry(options);  // loads throw_register in-process: must not throw
+  bool rejected = false;
+  for (const vyre::RejectedPlugin& r : registry.rejected())
+    if (r.path.filename() == "libvyre_h_throw_register.so") rejected = contains(r.reason, "exception");
+  CHECK(rejected);
+}
+
+TEST_CASE("crashes and hangs in create are found with check_create, and only then") {
+  SUBCASE("segfault") {
+    CHECK(vyre::verify_plugin(plugin("segv_create"), quick(false)).ok());
+    const PluginVerification v = vyre::verify_plugin(plugin("segv_create"), quick(true));
+    INFO(describe(v));
+    CHECK(v.verdict == PluginVerdict::Crashed);
+    CHECK(v.signal == SIGSEGV);
+    CHECK(v.stage == "create");
+    REQUIRE(v.summary.has_value());  // registration had succeeded
+    CHECK(v.summary->id == "h_segv_create");
+  }
+  SUBCASE("hang") {
+    const PluginVerification v = vyre::verify_plugin(plugin("hang_create"), quick(true));
+    INFO(describe(v));
+    CHECK(v.verdict == PluginVerdict::TimedOut);
+    CHECK(v.stage == "create");
+  }
+}
+
+TEST_CASE("a well-behaved plugin passes with its registration summary") {
+  const PluginVerification v = vyre::verify_plugin(plugin("good"), quick(true));
+  INFO(describe(v));
+  REQUIRE(v.ok());
+  CHECK(v.stage == "done");
+  CHECK(v.reason.empty());
+  REQUIRE(v.summary.has_value());
+  CHECK(v.summary->id == "h_good");
+  CHECK(v.summary->version == "6.6.6");
+  CHECK(v.summary->rank == 66);
+  CHECK(v.summary->capabilities == VYRE_CAP_DISPATCH);
+  CHECK(v.summary->abi_major == VYRE_ABI_VERSION_MAJOR);
+  CHECK(v.summary->op_count == 1);
+  CHECK(v.create == "ok (hostile test device)");
+}
+
+TEST_CASE("a create that fails cleanly is not a failed verification") {
+  const PluginVerification v = vyre::verify_plugin(plugin("nodevice"), quick(true));
+  INFO(describe(v));
+  CHECK(v.ok());
+  CHECK(v.create.starts_with("failed: "));
+  CHECK(contains(v.create, "never present"));
+}
+
+TEST_CASE("files that are not plugins are rejected with the loader's reason") {
+  const PluginVerification v = vyre::verify_plugin(kSafeDir / "libvyre_h_garbage.so", quick());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Rejected);
+  CHECK(contains(v.reason, "cannot load"));
+  const PluginVerification missing = vyre::verify_plugin(kSafeDir / "libvyre_h_missing.so", quick());
+  CHECK(missing.verdict == PluginVerdict::Rejected);
+}
+
+TEST_CASE("a verifier child that cannot start, or is not a verifier, is a clear error") {
+  PluginVerifyOptions options = quick();
+  options.helper = "/nonexistent/vyre";
+  const PluginVerification missing = vyre::verify_plugin(plugin("good"), options);
+  CHECK(missing.verdict == PluginVerdict::SpawnFailed);
+  CHECK(contains(missing.reason, "cannot start"));
+  options.helper = "/bin/true";
+  const PluginVerification not_verifier = vyre::verify_plugin(plugin("good"), options);
+  CHECK(not_verifier.verdict == PluginVerdict::SpawnFailed);
+  CHECK(contains(not_verifier.reason, "never reported"));
+}
+
+TEST_CASE("verify_plugins checks many plugins at once, each with its own verdict") {
+  const std::vector<fs::path> files = {plugin("good"), plugin("segv_register"), plugin("hang_register"),
+                                       plugin("abort_register"), plugin("nodevice")};
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<PluginVerification> v = vyre::verify_plugins(files, quick());
+  CHECK(std::chrono::steady_clock::now() - start < 2 * 1500ms);  // in parallel, not one by one
+  REQUIRE(v.size() == files.size());
+  for (std::size_t i = 0; i < v.size(); ++i) CHECK(v[i].path == files[i]);
+  CHECK(v[0].ok());
+  CHECK(v[1].verdict == PluginVerdict::Crashed);
+  CHECK(v[2].verdict == PluginVerdict::TimedOut);
+  CHECK(v[3].verdict == PluginVerdict::Crashed);
+  CHECK(v[4].ok());
+}
+
+TEST_CASE("discover_plugin_files lists what a registry would load, without loading it") {
+  vyre::RegistryOptions options;
+  options.plugin_dirs = {kHostileDir, kSafeDir, kHostileDir};
+  options.use_environment = false;
+  options.use_default_dirs = false;
+  const std::vector<fs::path> files = vyre::discover_plugin_files(options);
+  CHECK(files.size() == 7 + 4);  // each file once
+  CHECK(files.front().filename() == "libvyre_h_abort_register.so");  // sorted within a directory
+}
+
+TEST_CASE("a registry with verify_in_child rejects hostile plugins and loads the rest") {
+  vyre::RegistryOptions options;
+  options.plugin_dirs = {kHostileDir, kSafeDir};
+  options.use_environment = false;
+  options.use_default_dirs = false;
+  options.verify_in_child = true;
+  options.verify = quick(true);
+  vyre::Registry registry(options);  // would crash or hang this process without verify_in_child
+  CHECK(registry.ids() == std::vector<std::string>{"h_good", "h_nodevice"});
+  std::map<std::string, std::string> reasons;
+  for (const vyre::RejectedPlugin& r : registry.rejected()) reasons[r.path.filename().string()] = r.reason;
+  CHECK(reasons.size() == 9);
+  CHECK(contains(reasons["libvyre_h_segv_register.so"], "SIGSEGV"));
+  CHECK(contains(reasons["libvyre_h_abort_register.so"], "SIGABRT"));
+  CHECK(contains(reasons["libvyre_h_hang_register.so"], "timeout"));
+  CHECK(contains(reasons["libvyre_h_exit_register.so"], "status 3"));
+  CHECK(contains(reasons["libvyre_h_crash_load.so"], "SIGSEGV"));
+  CHECK(contains(reasons["libvyre_h_segv_create.so"], "create"));
+  CHECK(contains(reasons["libvyre_h_hang_create.so"], "timeout"));
+  CHECK(contains(reasons["libvyre_h_throw_register.so"], "exception"));
+  CHECK(contains(reasons["libvyre_h_garbage.so"], "cannot load"));
+  vyre::host::Backend good = registry.create("h_good");  // the survivors work in-process
+  CHECK(std::string(good.device_profile().name) == "hostile test device");
+}
+
+TEST_CASE("VYRE_VERIFY_PLUGINS=1 turns verification on for every registry that reads the environment") {
+  ScopedEnv verify("VYRE_VERIFY_PLUGINS", "1");
+  ScopedEnv path("VYRE_PLUGIN_PATH", nullptr);
+  ScopedEnv backend("VYRE_BACKEND", nullptr);
+  ScopedEnv certs("VYRE_CERT_DIR", nullptr);
+  vyre::RegistryOptions options;
+  options.plugin_dirs = {kHostileDir};
+  options.use_default_dirs = false;
+  options.verify.timeout = 1s;
+  vyre::Registry registry(options);
+  CHECK(registry.plugins().size() == 2);  // segv_create and hang_create register fine
+  CHECK(registry.rejected().size() == 5);
+}
+
+// ---- the CLI ----------------------------------------------------------------------------------
+
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  bool signaled = false;
+  std::string out;
+};
+
+CliResult vyre_cli(const std::string& args) {
+  const fs::path out = fs::path(VYRE_RELIABILITY_WORK_DIR) / "cli_out.txt";
+  fs::create_directories(out.parent_path());
+  const std::string command = "env -u VYRE_PLUGIN_PATH -u VYRE_BACKEND -u VYRE_VERIFY_PLUGINS '" VYRE_CLI
+                              "' --no-default-plugins " + args + " >'" + out.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.signaled = WIFSIGNALED(status);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  r.out = text.str();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("vyre plugins verify reports every hostile plugin by name and survives") {
+  const CliResult r = vyre_cli("plugins verify '" + kHostileDir.string() + "' '" + kSafeDir.string() +
+                               "' --timeout 1.5 --create");
+  INFO(r.out);
+  CHECK_FALSE(r.signaled);
+  CHECK(r.exit_code == 1);
+  CHECK(contains(r.out, "verifying 11 plugin files"));
+  CHECK(contains(r.out, "crashed  " + plugin("segv_register").string()));
+  CHECK(contains(r.out, "crashed  " + plugin("abort_register").string()));
+  CHECK(contains(r.out, "timeout  " + plugin("hang_register").string()));
+  CHECK(contains(r.out, "exited   " + plugin("exit_register").string()));
+  CHECK(contains(r.out, "crashed  " + plugin("crash_load").string()));
+  CHECK(contains(r.out, "crashed  " + plugin("segv_create").string()));
+  CHECK(contains(r.out, "timeout  " + plugin("hang_create").string()));
+  CHECK(contains(r.out, "rejected " + plugin("throw_register").string()));
+  CHECK(contains(r.out, "ok       " + plugin("good").string()));
+  CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.0, 1 ops"));
+  CHECK(contains(r.out, "reason: crashed with SIGSEGV"));
+  CHECK(contains(r.out, "create: failed: "));
+  CHECK(contains(r.out, "2 passed, 9 failed"));
+}
+
+TEST_CASE("vyre plugins verify passes good plugins and finds plugins through --plugins") {
+  const CliResult one = vyre_cli("plugins verify '" + plugin("good").string() + "'");
+  INFO(one.out);
+  CHECK(one.exit_code == 0);
+  CHECK(contains(one.out, "registered: h_good 6.6.6"));
+  CHECK(contains(one.out, "capabilities: dispatch"));
+  const CliResult found = vyre_cli("--plugins '" + kHostileDir.string() + "' plugins verify --timeout 1");
+  INFO(found.out);
+  CHECK(found.exit_code == 1);
+  CHECK(contains(found.out, "verifying 7 plugin files"));
+}
+
+TEST_CASE("vyre plugins verify usage errors") {
+  CHECK(vyre_cli("plugins").exit_code == 2);
+  CHECK(vyre_cli("plugins check").exit_code == 2);
+  CHECK(vyre_cli("plugins verify --timeout 0").exit_code == 2);
+  CHECK(vyre_cli("plugins verify --timeout abc").exit_code == 2);
+  CHECK(vyre_cli("plugins verify --bogus").exit_code == 2);
+  const CliResult missing = vyre_cli("plugins verify /nonexistent/dir");
+  CHECK(missing.exit_code == 1);
+  CHECK(contains(missing.out, "Fix:"));
+}
