@@ -60,21 +60,32 @@ def baseline_for(case, goal, baselines):
     return None, None
 
 
-def case_notes(case):
-    """What a reader needs beside the figure."""
+def case_notes(case, ceiling=None):
+    """What a reader needs beside the figure; `ceiling`: the copy bandwidth the P1 baseline measured."""
     extra = case.get("extra", {})
     notes = []
     if case["id"] == "R1" and "host_threads" in extra:
         notes.append(f"ran with {extra['host_threads']} host threads (the goal is for the 2-core machine)")
     if case["id"] == "P6":
         notes.append(f"ops: {extra.get('ops_filter', '?')}; exit {extra.get('exit_code', '?')}")
+    if case["id"] in ("P1", "P7") and ceiling and ceiling.get("median") and case.get("value"):
+        share = case["value"]["median"] / ceiling["median"]
+        notes.append(f"{share:.1%} of this run's copy ceiling ({ceiling['median']:.0f} GB/s, torch copy_, read + write)")
     if case["id"] == "P2" and "pipeline_round_trip" in extra:
         notes.append(f"compiled pipeline: {fmt_figure(figure(extra['pipeline_round_trip']))}")
     if case["id"] == "P3" and "total_per_dispatch" in extra:
         notes.append(f"until all finished: {fmt_figure(figure(extra['total_per_dispatch']))} per dispatch")
+    if case["id"] == "P5-cold" and extra.get("runs"):
+        cached = [run.get("cold", {}).get("jit_cache_bytes_after") for run in extra["runs"]]
+        notes.append(f"JIT disk cache bytes after each cold run: {cached} (0: nothing cached, warm cannot gain)")
     if case["id"].startswith("P5") and "backend_create" in extra:
         notes.append(f"backend create (not counted): {fmt_figure(figure(extra['backend_create']))}")
     return notes
+
+
+def copy_ceiling(baselines):
+    p1 = baselines.get("P1") or {}
+    return (p1.get("extra") or {}).get("copy_ceiling") if p1.get("available") else None
 
 
 def attainment(op, measured, target):
@@ -103,7 +114,7 @@ def evaluate(case, baselines):
     row["ratio"] = ratio
     measured = ratio if goal.get("kind") == "ratio" else vyre["median"]
     row["attained"] = attainment(goal.get("op"), measured, goal["target"]) if "target" in goal else None
-    notes = case_notes(case)
+    notes = case_notes(case, copy_ceiling(baselines))
     if notes:
         row["notes"] = notes
     if not case.get("verified"):

@@ -5,13 +5,14 @@
 #
 # GPU mode (default; on the GPU machine): record the environment; configure (Release, Ninja, no
 # tests) and build vyre-bench with what it runs (plugins, vyre-conform), reusing the build directory;
+# write the emitter's PTX/ptxas report/SASS of every benchmark program to <out>/ptx (vyre-bench-ptx);
 # run vyre-bench's cases P1-P5, P7, R1 on the cuda backend, then the PyTorch/CuPy baselines
 # (bench/baselines/*.py), then P6 (vyre-conform, the long one); then bench/report.py writes
 # results.json and results.md and bench/plot.py results.png. The markdown table is printed last.
 # CPU mode (--cpu; the 2-core development machine): R1 for the record, plus a small smoke run of
 # every case on reference_cpu (logs/smoke.json) to show the harness works.
 #
-# Output goes to $OUT when it is set, else OUTDIR, else bench/results/local. Logs in <out>/logs.
+# Output goes to $OUT when it is set, else OUTDIR, else <build>/bench-results. Logs in <out>/logs.
 # Knobs: BUILD_DIR (gpu: build-bench-release, cpu: build-bench), JOBS (gpu 16, cpu 1),
 # BENCH_SIZE_SCALE and BENCH_COUNT_SCALE (1: the real sizes; smaller for a quick look; the report
 # says when a run was scaled), BENCH_SKIP_CONFORM=1 (skip P6), CONFORM_TIMEOUT (240 s),
@@ -21,12 +22,19 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=gpu
 if [ "${1:-}" = "--cpu" ]; then mode=cpu; shift; fi
-out=${OUT:-${1:-$root/bench/results/local}}
+out=${OUT:-${1:-}}
 if [ "$mode" = gpu ]; then
   build=${BUILD_DIR:-$root/build-bench-release}; jobs=${JOBS:-16}
 else
   build=${BUILD_DIR:-$root/build-bench}; jobs=${JOBS:-1}
 fi
+# A build directory carried from another checkout path cannot be reused: start it afresh (before
+# anything is written into it).
+if [ -f "$build/CMakeCache.txt" ] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$root" "$build/CMakeCache.txt"; then
+  echo "bench.sh: $build was configured for another source tree; reconfiguring from scratch" >&2
+  rm -rf "$build"
+fi
+out=${out:-$build/bench-results}
 size_scale=${BENCH_SIZE_SCALE:-1}
 count_scale=${BENCH_COUNT_SCALE:-1}
 conform_timeout=${CONFORM_TIMEOUT:-240}
@@ -60,29 +68,40 @@ record_environment() {
     cuda=$(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n1)
     nvidia-smi >"$logs/nvidia-smi.txt" 2>&1
   fi
-  local nvcc_version commit
+  local nvcc_version commit load_average
+  load_average=$(cut -d" " -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
   nvcc_version=$( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null) | sed -n 's/.*release \([0-9.]*\).*/\1/p' | head -n1)
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
   if [ -n "$(git -C "$root" status --porcelain 2>/dev/null | head -n1)" ]; then commit="$commit+dirty"; fi
   "$python" - "$out/env.json" "$device" "$driver" "$cuda" "${nvcc_version:-none}" "$commit" "$mode" \
-    "$size_scale" "$count_scale" "$(nproc)" <<'PY'
+    "$size_scale" "$count_scale" "$(nproc)" "$load_average" <<'PY'
 import datetime, json, sys
-path, device, driver, cuda, nvcc, commit, mode, size_scale, count_scale, cores = sys.argv[1:]
+path, device, driver, cuda, nvcc, commit, mode, size_scale, count_scale, cores, load = sys.argv[1:]
 env = {"device": device, "driver": driver, "cuda": cuda, "nvcc": nvcc, "commit": commit, "mode": mode,
-       "host_cores": int(cores), "size_scale": float(size_scale), "count_scale": float(count_scale),
+       "host_cores": int(cores), "load_average_at_start": load,
+       "size_scale": float(size_scale), "count_scale": float(count_scale),
        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
 json.dump(env, open(path, "w"), indent=1)
 PY
 }
 
 configure_and_build() {
-  # A build directory carried from another checkout path cannot be reused: start it afresh.
-  if [ -f "$build/CMakeCache.txt" ] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$root" "$build/CMakeCache.txt"; then
-    echo "    $build was configured for another source tree; reconfiguring from scratch" >&2
-    rm -rf "$build"
-  fi
   step configure 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_TESTS=OFF &&
-    step build 480 cmake --build "$build" --target vyre-bench -j"$jobs"
+    step build 480 cmake --build "$build" --target vyre-bench -j"$jobs" &&
+    { step build-ptx-tool 120 cmake --build "$build" --target vyre-bench-ptx -j"$jobs" || true; }
+}
+
+# The emitter's PTX of every benchmark program, ptxas's resource report, and SASS where cuobjdump is
+# here: no device time, for reading next to the timings.
+emit_ptx() {
+  [ -x "$build/bin/vyre-bench-ptx" ] || return 0
+  step ptx 120 "$build/bin/vyre-bench-ptx" "$out/ptx" || return 0
+  local cuobjdump
+  cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+  if [ -x "$cuobjdump" ]; then
+    local cubin
+    for cubin in "$out"/ptx/*.cubin; do "$cuobjdump" --dump-sass "$cubin" >"${cubin%.cubin}.sass" 2>&1; done
+  fi
 }
 
 run_gpu_cases() {
@@ -119,6 +138,7 @@ if ! configure_and_build; then
   tail -n 30 "$logs/build.log" 2>/dev/null
   exit 1
 fi
+emit_ptx
 if [ "$mode" = gpu ]; then run_gpu_cases; else run_cpu_cases; fi
 report
 {

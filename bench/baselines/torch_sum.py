@@ -8,7 +8,7 @@ NAME = "torch.sum (int32 -> int64)"
 
 
 def main():
-    args = common.parser(__doc__, reps=50, warmup=5).parse_args()
+    args = common.parser(__doc__, reps=100, warmup=5).parse_args()
     torch = common.import_torch_cuda(CASE, NAME, args.json)
     import numpy  # noqa: PLC0415  (present wherever torch is)
 

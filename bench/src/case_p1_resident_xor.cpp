@@ -42,7 +42,7 @@ std::vector<CaseResult> run_p1_resident_xor(Context& context) {
   for (std::uint32_t w = 0; w < result.warmup; ++w) backend.dispatch_resident(program, bindings);
   reset_metrics(backend);
   std::vector<double> device_ns, wall_ns;
-  for (std::uint32_t r = 0; r < context.reps(50); ++r) {
+  for (std::uint32_t r = 0; r < context.reps(100); ++r) {
     const vyre::host::Timing t = backend.dispatch_resident_timed(program, bindings);
     device_ns.push_back(timing_ns(t));
     wall_ns.push_back(static_cast<double>(t.wall_ns));

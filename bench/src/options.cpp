@@ -97,7 +97,7 @@ options:
   --size-scale S        scale the P1/P7 element counts by S in (0, 1] (small runs on a CPU)
   --count-scale S       scale the P3/P4 dispatch counts by S in (0, 1]
   --json FILE           write every case's statistics and telemetry as JSON
-  --log-dir DIR         keep the conform log and certificate (P6) and child outputs (P5)
+  --log-dir DIR         keep P6's conform log and certificate there
   --conform PATH        the vyre-conform binary (default: next to vyre-bench)
   --conform-ops GLOB    restrict P6 to these ops (repeatable; default: the full default run)
   --conform-timeout S   stop P6 after S seconds (default 300; the case then misses)

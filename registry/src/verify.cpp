@@ -4,14 +4,11 @@
 #include "vyre/plugin_verify.hpp"
 
 #include <fmt/core.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
+#include <string.h>  // sigabbrev_np, sigdescr_np
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -23,8 +20,6 @@
 #include "verify_child_process.hpp"
 #include "verify_protocol.hpp"
 #include "vyre/registry.hpp"
-
-extern char** environ;
 
 namespace vyre {
 
@@ -213,11 +208,16 @@ PluginVerification verify_plugin(const fs::path& plugin, const PluginVerifyOptio
 
 std::vector<PluginVerification> verify_plugins(const std::vector<fs::path>& plugins,
                                                const PluginVerifyOptions& options) {
+  // Children mostly wait (timeouts, device probes), so run more than there are cores, but bounded.
+  constexpr std::size_t kMaxChildren = 16;
   std::vector<PluginVerification> results(plugins.size());
+  std::atomic<std::size_t> next{0};
   std::vector<std::thread> threads;
-  threads.reserve(plugins.size());
-  for (std::size_t i = 0; i < plugins.size(); ++i)
-    threads.emplace_back([&, i] { results[i] = verify_plugin(plugins[i], options); });
+  const std::size_t workers = std::min(plugins.size(), kMaxChildren);
+  for (std::size_t w = 0; w < workers; ++w)
+    threads.emplace_back([&] {
+      for (std::size_t i = next++; i < plugins.size(); i = next++) results[i] = verify_plugin(plugins[i], options);
+    });
   for (std::thread& t : threads) t.join();
   return results;
 }

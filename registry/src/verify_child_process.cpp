@@ -227,6 +227,16 @@ void watch(Watch& w, ChildOutcome& outcome, std::chrono::milliseconds timeout) {
     outcome.output.erase(0, outcome.output.size() - kOutputTailBytes);
 }
 
+// The program to run: the real path behind /proc/self/exe when it still exists (so that `ps`
+// shows what runs, and valgrind, which reports the traced program for that link, execs it too).
+std::filesystem::path resolve_helper(const std::filesystem::path& helper) {
+  if (helper != "/proc/self/exe") return helper;
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::read_symlink(helper, ec);
+  if (ec || !std::filesystem::is_regular_file(real, ec)) return helper;
+  return real;
+}
+
 ChildOutcome spawn_and_watch(const std::filesystem::path& helper, const std::filesystem::path& plugin,
                              const std::string& mode, std::chrono::milliseconds timeout) {
   ChildOutcome outcome;
@@ -235,17 +245,18 @@ ChildOutcome spawn_and_watch(const std::filesystem::path& helper, const std::fil
   if (std::string e = make_pipe(w.output); !e.empty()) return {e, {}, {}, false, 0, 0};
   SpawnSetup setup;
   configure(setup, w.report, w.output);
-  std::vector<std::string> args = {helper.string(), std::string(kPluginVerifyChildMarker),
+  const std::filesystem::path program = resolve_helper(helper);
+  std::vector<std::string> args = {program.string(), std::string(kPluginVerifyChildMarker),
                                    plugin.string(), mode};
   std::vector<std::string> env = child_environment();
   std::vector<char*> argv = pointers(args);
   std::vector<char*> envp = pointers(env);
-  const int error = ::posix_spawn(&w.pid, helper.c_str(), &setup.actions, &setup.attributes,
+  const int error = ::posix_spawn(&w.pid, program.c_str(), &setup.actions, &setup.attributes,
                                   argv.data(), envp.data());
   if (error != 0) {
     outcome.spawn_error = fmt::format("cannot start the verifier child {}: {}. Fix: check that it "
                                       "exists and is executable",
-                                      helper.string(), std::strerror(error));
+                                      program.string(), std::strerror(error));
     return outcome;
   }
   w.report.write.reset();  // only the child writes; EOF once it and its descendants are gone

@@ -34,6 +34,7 @@ using vyre::Type;
 
 constexpr std::uint32_t kWorkgroups = 4;  // of the workgroup-sum program
 constexpr std::uint32_t kWorkgroupSize = 64;
+constexpr std::uint32_t kCachedSumLength = 16;  // the cached pipeline's fixed dispatch size
 
 std::uint64_t env_count(const char* name, std::uint64_t fallback) {
   const char* text = std::getenv(name);
@@ -188,7 +189,9 @@ class Worker {
     const Words v = random_words(length());
     const ByteVector bv = bytes_of(v);
     const Bytes inputs[] = {bv};
-    vyre::host::TimedOutputs timed = s_.backend.dispatch_timed(s_.sum, inputs);
+    vyre::DispatchConfig config;
+    config.dispatch_elements = v.size();  // N would be the output's 1 element otherwise
+    vyre::host::TimedOutputs timed = s_.backend.dispatch_timed(s_.sum, inputs, config);
     std::uint32_t expected = 0;
     for (std::uint32_t x : v) expected += x;
     expect(timed.outputs.size() == 1 && words_of(timed.outputs[0]) == Words{expected}, "timed sum");
@@ -200,7 +203,9 @@ class Worker {
     const Bytes inputs[] = {bd};
     Words out(kWorkgroups, 0xdeadbeef);
     const vyre::host::MutableBytes targets[] = {std::as_writable_bytes(std::span(out))};
-    const std::vector<std::size_t> written = s_.backend.dispatch_into(s_.wgsum, inputs, targets);
+    vyre::DispatchConfig config;
+    config.grid = {kWorkgroups, 1, 1};  // N is the output's kWorkgroups elements otherwise
+    const std::vector<std::size_t> written = s_.backend.dispatch_into(s_.wgsum, inputs, targets, config);
     Words expected(kWorkgroups, 0);
     for (std::size_t i = 0; i < data.size(); ++i) expected[i / kWorkgroupSize] += data[i];
     expect(written == std::vector<std::size_t>{kWorkgroups * 4} && out == expected, "workgroup sum into");
@@ -262,7 +267,7 @@ class Worker {
   // Few distinct inputs, so that the output cache hits (and must still return the right sums).
   void cached_sum() {
     const std::uint32_t pick = static_cast<std::uint32_t>(rng_() % 4);
-    const Words v(8 + pick, pick * 7 + 1);
+    const Words v(kCachedSumLength, pick * 7 + 1);
     const ByteVector bv = bytes_of(v);
     const Bytes inputs[] = {bv};
     const std::vector<ByteVector> out = s_.sum_cached_pipeline.dispatch(inputs);
@@ -334,7 +339,9 @@ TEST_CASE("one reference_cpu instance under mixed load from many threads gives e
   s.wgsum = s.backend.compile(workgroup_sum_program());
   s.step = s.backend.compile(step_program());
   s.axpy_pipeline = s.backend.pipeline(s.axpy);
-  s.sum_cached_pipeline = s.backend.pipeline(s.sum, {}, VYRE_PIPELINE_CACHE_OUTPUTS);
+  vyre::DispatchConfig cached_config;
+  cached_config.dispatch_elements = kCachedSumLength;
+  s.sum_cached_pipeline = s.backend.pipeline(s.sum, cached_config, VYRE_PIPELINE_CACHE_OUTPUTS);
 
   const std::uint64_t threads = env_count("VYRE_LOAD_THREADS", 8);
   const std::uint64_t operations = env_count("VYRE_LOAD_OPS", 10000);

@@ -1,8 +1,10 @@
 // libvyre_cuda.so: id `cuda`, rank 5. Registration only describes the backend (ops the PTX emitter
 // lowers for sm_90, capability flags); it never touches the driver or a device. create() opens
 // the driver and the device.
+#include <optional>
 #include <string>
 
+#include "aot/aot_emit.hpp"
 #include "lowering.hpp"
 #include "runtime/cuda_backend.hpp"
 #include "vyre/plugin_kit.hpp"
@@ -55,7 +57,13 @@ kit::PluginSpec make_spec() {
   spec.create = [](const kit::CreateOptions& options) -> std::unique_ptr<kit::Backend> {
     return std::make_unique<CudaBackend>(Runtime::open(options));
   };
-  // AOT bundles (SPEC §10) plug in here: set spec.aot_emit and add VYRE_CAP_AOT.
+  // AOT bundles (SPEC §10): emitted without a device; an instance contributes its target.
+  spec.capabilities |= VYRE_CAP_AOT;
+  spec.aot_emit = [](kit::Backend* instance, const kit::AotRequest& request) {
+    std::optional<Target> device_target;
+    if (instance != nullptr) device_target = static_cast<CudaBackend*>(instance)->runtime().target();
+    return aot::emit_aot_bundle(request, device_target);
+  };
   return spec;
 }
 
