@@ -200,8 +200,11 @@ PluginVerification verify_plugin(const fs::path& plugin, const PluginVerifyOptio
   const fs::path helper = options.helper.empty() ? fs::path("/proc/self/exe") : options.helper;
   const std::string mode(options.check_create ? registry_detail::kVerifyModeCreate
                                               : registry_detail::kVerifyModeRegister);
+  // dlopen searches the library path for a name without a slash: hand the child an absolute path.
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(plugin, ec);
   const registry_detail::ChildOutcome child =
-      registry_detail::run_verifier_child(helper, plugin, mode, options.timeout);
+      registry_detail::run_verifier_child(helper, ec ? plugin : absolute, mode, options.timeout);
   judge(v, child, options, helper);
   return v;
 }
