@@ -3,13 +3,13 @@
 # for a bounded time from its seed corpus (fuzz/corpus/<target>/) and its past findings
 # (fuzz/regressions/<target>/). A crash, leak, timeout or broken invariant fails the run and leaves
 # the input under $FUZZ_BUILD_DIR/artifacts/<target>/ with the command that reproduces it.
-# Environment: FUZZ_SECONDS (per target, default 60), FUZZ_TARGETS (default: all five),
+# Environment: FUZZ_SECONDS (per target, default 60), FUZZ_TARGETS (default: all six),
 # FUZZ_BUILD_DIR (default build-fuzz), CLANGXX / CLANGC (the compilers), JOBS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"wire json validate certificate aot_manifest"}
+targets=${FUZZ_TARGETS:-"wire json validate certificate aot_manifest dispatch"}
 jobs=${JOBS:-$(nproc)}
 
 find_tool() {

@@ -14,6 +14,10 @@
 #include <string>
 #include <string_view>
 
+namespace vyre::host {
+class Backend;
+}
+
 namespace vyre::fuzz {
 
 using Input = std::span<const std::uint8_t>;
@@ -52,8 +56,17 @@ bool json_program(Input bytes);   // from_json; accepted: to_json/from_json roun
 bool validator(Input bytes);      // wire or JSON, then validate; valid: ops_used, fingerprint, wire round trip
 bool certificate(Input bytes);    // certificate_from_json; accepted: to_json/from_json round trip
 bool aot_manifest(Input bytes);   // the launcher's parse_manifest + validate_manifest
+// A valid program (wire or JSON) compiled on reference_cpu and, when its run is bounded (no loops,
+// small buffers and workgroups), dispatched on inputs made of the fuzz bytes. Interpreter UB, a
+// crash or VYRE_ERR_INTERNAL is a finding; the run-time errors SPEC defines are not.
+bool reference_dispatch(Input bytes);
 
-// The harness named `name` ("wire", "json", "validate", "certificate", "aot_manifest"), or null.
+// The reference backend instance reference_dispatch runs on (one worker thread). Defined by the
+// program: the fuzzer links the plugin statically, the tests load it through the registry.
+const host::Backend& reference_backend();
+
+// The harness named `name` ("wire", "json", "validate", "certificate", "aot_manifest", "dispatch"),
+// or null.
 using Harness = bool (*)(Input);
 Harness find_harness(std::string_view name);
 

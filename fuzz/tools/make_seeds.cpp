@@ -38,6 +38,7 @@ void write_program(const fs::path& out, const std::string& name, const vyre::Pro
   write_file(out / "wire" / (name + ".bin"), wire);
   write_file(out / "validate" / (name + ".json"), json);
   write_file(out / "validate" / (name + ".bin"), wire);
+  write_file(out / "dispatch" / (name + ".bin"), wire);
 }
 
 vyre::test::RandomProgramOptions small_options(std::uint64_t seed) {

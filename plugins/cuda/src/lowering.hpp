@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,9 @@ struct KernelEntry {
   std::vector<KernelParam> params;   // see the layout above
   std::uint64_t shared_bytes = 0;    // static shared memory (workgroup buffers + scratch)
   bool cooperative = false;          // launch with cuLaunchCooperativeKernel (has a grid barrier)
+  // Invocations each thread runs: 1, or kElementwiseLanes for the elementwise entry, whose
+  // launch needs only ceil(N / (workgroup.x * invocations_per_thread)) workgroups.
+  std::uint32_t invocations_per_thread = 1;
 };
 
 struct LoweredProgram {
@@ -56,6 +60,10 @@ struct LoweredProgram {
   // launched in order on one stream when the grid cannot be co-resident. Empty otherwise.
   std::vector<KernelEntry> phases;
   std::uint32_t grid_barrier_bytes = 0;  // state the cooperative entry needs (0 if none)
+  // Elementwise programs only (codegen/elementwise.hpp says which): the same program with several
+  // consecutive invocations per thread and 16-byte accesses. The runtime may launch it instead of
+  // `whole` when the dispatch applies the tail guard (no explicit grid); AOT bundles use `whole`.
+  std::optional<KernelEntry> elementwise;
 };
 
 // Lower a validated program for `target`. Throws vyre::Error: VYRE_ERR_UNSUPPORTED if the program

@@ -54,6 +54,7 @@ std::string expected_param(const cuda::KernelParam& param) {
 std::vector<cuda::KernelEntry> all_entries(const cuda::LoweredProgram& lowered) {
   std::vector<cuda::KernelEntry> entries{lowered.whole};
   entries.insert(entries.end(), lowered.phases.begin(), lowered.phases.end());
+  if (lowered.elementwise) entries.push_back(*lowered.elementwise);
   return entries;
 }
 
@@ -174,6 +175,10 @@ TEST_CASE("buffer loads, stores and atomics are predicated on their bounds") {
                              op == "st.release.gpu.global.u32" ||
                              op == "atom.acq_rel.gpu.global.add.u32";
         if (barrier_state) continue;  // the grid barrier's own state, not a buffer element
+        // The elementwise entry's vector accesses run only where every lane is in bounds (the
+        // branch to its scalar path guards them), so they carry no predicate.
+        const bool vector = entry.name == "vyre_elementwise" && (contains(op, ".v4.") || contains(op, ".v2."));
+        if (vector) continue;
         if (op.rfind("st.global", 0) == 0 || op.rfind("ld.global", 0) == 0 ||
             op.rfind("ld.shared", 0) == 0 || op.rfind("atom.", 0) == 0) {
           CHECK(ptx_test::is_predicated(instruction));
@@ -323,4 +328,60 @@ TEST_CASE("literals and canonical NaN stores") {
   CHECK(contains(ptx, "cvt.rn.f16.f32"));
   CHECK(contains(ptx, "cvt.rn.bf16.f32"));
   CHECK_FALSE(contains(cuda::lower(b.build(), cuda::Target{75}).ptx, "bf16"));
+}
+
+TEST_CASE("elementwise programs get a vectorised entry; others do not") {
+  const auto lowered = cuda::lower(elementwise(), kSm90);
+  REQUIRE(lowered.elementwise.has_value());
+  CHECK(lowered.elementwise->name == "vyre_elementwise");
+  CHECK(lowered.elementwise->invocations_per_thread == 4);
+  CHECK(lowered.whole.invocations_per_thread == 1);
+  CHECK(lowered.elementwise->params.size() == lowered.whole.params.size());
+  const auto& text = find_entry(ptx_test::entries(lowered.ptx), "vyre_elementwise");
+  auto count = [&](std::string_view opcode) {
+    return std::count_if(text.instructions.begin(), text.instructions.end(),
+                         [&](const auto& i) { return ptx_test::opcode(i) == opcode; });
+  };
+  CHECK(count("ld.global.v4.f32") == 1);
+  CHECK(count("st.global.v4.b32") == 1);  // f32 stores go out as canonicalised bits
+  CHECK(count("div.rn.f32") == 5);        // 4 vector lanes + the scalar lane loop
+
+  CHECK_FALSE(cuda::lower(with_barrier(), kSm90).elementwise.has_value());
+  CHECK_FALSE(cuda::lower(grid_synced(1), kSm90).elementwise.has_value());
+
+  // Not elementwise: an index other than the invocation index, control flow, geometry builtins,
+  // atomics, narrow storage, an index variable that is assigned.
+  auto single = [](auto body, Type element = Type::U32) {
+    vyre::ProgramBuilder b;
+    b.workgroup(64);
+    b.buffer("x", Access::Read, element, 64);
+    b.buffer("y", Access::ReadWrite, Type::U32, 64);
+    body(b);
+    return cuda::lower(b.build(), kSm90).elementwise.has_value();
+  };
+  const vyre::Buf x{"x"};
+  const vyre::Buf y{"y"};
+  CHECK(single([&](vyre::ProgramBuilder& b) { b.store(y, invocation_id(0), x[invocation_id(0)]); }));
+  CHECK_FALSE(single([&](vyre::ProgramBuilder& b) { b.store(y, invocation_id(0), x[invocation_id(0) + u32(1)]); }));
+  CHECK_FALSE(single([&](vyre::ProgramBuilder& b) {
+    b.if_(lt(invocation_id(0), u32(9)), [&] { b.store(y, invocation_id(0), u32(1)); });
+  }));
+  CHECK_FALSE(single([&](vyre::ProgramBuilder& b) { b.store(y, invocation_id(0), local_id(0)); }));
+  CHECK_FALSE(single([&](vyre::ProgramBuilder& b) { b.store(y, invocation_id(0), num_workgroups(0)); }));
+  CHECK_FALSE(single([&](vyre::ProgramBuilder& b) {
+    b.let("old", atomic(vyre::AtomicOp::Add, "y", invocation_id(0), u32(1)));
+  }));
+  CHECK_FALSE(single([&](vyre::ProgramBuilder& b) { b.store(y, invocation_id(0), x[invocation_id(0)]); }, Type::U8));
+  CHECK_FALSE(single([&](vyre::ProgramBuilder& b) {
+    auto i = b.let("i", invocation_id(0));
+    b.assign("i", i + u32(1));
+    b.store(y, i, u32(1));
+  }));
+  CHECK(single([&](vyre::ProgramBuilder& b) {
+    auto i = b.let("i", invocation_id(0));
+    auto j = b.let("j", i);
+    b.let("v", x[j] + buf_len("y"));
+    b.assign("v", var("v") * u32(3));
+    b.store(y, i, var("v") + y[j]);
+  }));
 }

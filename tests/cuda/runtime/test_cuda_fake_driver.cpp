@@ -53,8 +53,10 @@ std::uint64_t g_barrier_errors = 0;
 
 std::uint32_t* words_at(std::uint64_t address) { return reinterpret_cast<std::uint32_t*>(address); }
 
+// The elementwise entry (codegen/elementwise.hpp) runs 4 consecutive invocations per thread.
 std::uint64_t invocations(const fake_cuda_launch& l) {
-  return std::uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2];
+  const std::uint64_t per_thread = std::string(l.entry) == "vyre_elementwise" ? 4 : 1;
+  return std::uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2] * per_thread;
 }
 
 bool runs(const fake_cuda_launch& l, std::uint64_t n_index, std::uint64_t tail_index, std::uint64_t g) {
@@ -286,9 +288,11 @@ TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry count
   CHECK(words(fake().dispatch(compiled, inputs).at(0)) == expected);
   CHECK(delta("dispatches") == 1);
   CHECK(delta("kernel_launches") == 1);
+  // One image (host_dispatch.hpp): the input at 0 and the zeroed output at 12032 (256-aligned); the
+  // output must arrive zeroed, since the fake's memory starts as 0x5A.
   CHECK(delta("h2d_operations") == 1);
-  CHECK(delta("h2d_bytes") == 12000);
-  CHECK(delta("memset_operations") == 1);  // the output is zeroed: the fake's memory starts as 0x5A
+  CHECK(delta("h2d_bytes") == 12032 + n * 4);
+  CHECK(delta("memset_operations") == 0);
   CHECK(delta("d2h_operations") == 1);
   CHECK(delta("d2h_bytes") == n * 4);
 
@@ -467,6 +471,28 @@ TEST_CASE("resident dispatch: ordered after uploads, no readback, busy while in 
   CHECK(words(fake().download(x, 0, n * 4)) == expected);
   busy.free();
   CHECK(busy.freed());
+}
+
+TEST_CASE("resident dispatches in flight hold no stream; a chain of them stays in order") {
+  FakeScope scope(Kernel::Increment);
+  const std::uint32_t n = 1030;  // a partial last group of 4 invocations
+  const auto increment = fake().compile(increment_program(n));
+  const ResidentBuffer x = fake().alloc(n * 4);
+  const auto x0 = random_words(n, 12);
+  fake().upload(x, 0, bytes(x0));
+  const std::vector<Binding> bindings{Binding::of(x)};
+  fake().dispatch_resident(increment, bindings);  // the stream pool is primed from here on
+  fake_cuda_reset_counters();
+  const std::uint64_t streams_before = FakeScope::stats().live_streams;
+  std::vector<vyre::host::PendingDispatch> pending;
+  for (int k = 0; k < 300; ++k) pending.push_back(fake().dispatch_resident_async(increment, bindings));
+  // Each dispatch gives its stream back once queued (the fake runs nothing before a wait).
+  CHECK(FakeScope::stats().live_streams <= streams_before + 1);
+  CHECK(FakeScope::stats().kernel_launches == 0);
+  for (auto& p : pending) p.wait();
+  auto expected = x0;
+  for (auto& v : expected) v += 301;
+  CHECK(words(fake().download(x, 0, n * 4)) == expected);
 }
 
 TEST_CASE("a sequence equals step-by-step dispatch; repeated steps replay one graph") {

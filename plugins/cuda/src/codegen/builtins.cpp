@@ -26,6 +26,7 @@ Value special(FunctionEmitter& f, std::string_view name, char axis) {
 }
 
 Value invocation_id(FunctionEmitter& f, char axis) {
+  if (axis == 'x' && f.lane != nullptr) return Value{f.lane->invocation_x, Type::U32};
   Value local = special(f, "tid", axis);
   Value group = special(f, "ctaid", axis);
   Value size = special(f, "ntid", axis);

@@ -10,16 +10,6 @@ namespace vyre::cuda::codegen {
 
 namespace {
 
-std::string param_declarations(const std::vector<KernelParam>& params) {
-  std::string text;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    std::string_view type = params[i].bytes == 8 ? ".u64" : ".u32";
-    text += fmt::format("  .param {} {}{}\n", type, param_name(params[i]),
-                        i + 1 < params.size() ? "," : "");
-  }
-  return text;
-}
-
 void emit_phase(FunctionEmitter& f, const std::vector<const Node*>& statements) {
   f.clear_scopes();  // nothing crosses a grid_sync
   f.push_scope();

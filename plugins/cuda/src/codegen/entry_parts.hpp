@@ -23,6 +23,9 @@ inline constexpr std::uint32_t kGridBarrierBytes = 8;
 // p_grid_barrier).
 std::string param_name(const KernelParam& param);
 
+// The .entry parameter list for `params` (one ".param" line each).
+std::string param_declarations(const std::vector<KernelParam>& params);
+
 // Load every kernel parameter of `params` into registers (f.params) and take the shared block's
 // address.
 void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params);

@@ -24,9 +24,18 @@ void require_arity(const Expr& expr, std::size_t arity) {
        "validate the program before lowering it");
 }
 
+// Vector path of an elementwise entry: the index is this lane's InvocationId.x (elementwise.hpp), and
+// the element was loaded for the whole statement.
+Value preloaded(const FunctionEmitter& f, std::size_t buffer) {
+  if (buffer < f.lane->loaded.size() && !f.lane->loaded[buffer].reg.empty()) return f.lane->loaded[buffer];
+  fail(VYRE_ERR_INTERNAL, "the elementwise entry did not load a buffer its statement reads",
+       "report this bug in the vyre PTX emitter with the program");
+}
+
 Value emit_load_expr(FunctionEmitter& f, const Expr& expr) {
   require_arity(expr, 1);
   std::size_t buffer = buffer_index(f, expr.name);
+  if (f.lane != nullptr && f.lane->vector) return preloaded(f, buffer);
   Value index = emit_expr(f, expr.args[0]);
   return emit_load(f, element_ref(f, buffer, index));
 }

@@ -31,6 +31,16 @@ struct Value {
   Type type = Type::U32;
 };
 
+// One invocation of an elementwise entry (elementwise.hpp), while its statements are emitted: the
+// register holding its InvocationId.x and, in the vector path, its elements of each buffer loaded
+// up front for the current statement and the raw value the statement stores (both by buffer index).
+struct InvocationLane {
+  std::string invocation_x;          // .b32
+  bool vector = false;               // loads and stores go through `loaded` and `stored`
+  std::vector<Value> loaded;         // reg "" where the statement loads nothing from the buffer
+  std::vector<std::string> stored;   // "" where the statement stores nothing to the buffer
+};
+
 // Registers the prologue fills from the kernel parameters.
 struct ParamRegs {
   std::vector<std::string> pointer;  // by buffer index: .b64 global address ("" for workgroup)
@@ -74,10 +84,14 @@ class FunctionEmitter {
   void clear_scopes();  // at a grid_sync: no variable crosses it
   void declare(std::string name, Value value);
   const Value& lookup(std::string_view name) const;
+  // Elementwise entries keep one variable table per lane and swap it in around each statement.
+  using Variables = std::vector<std::pair<std::string, Value>>;
+  void swap_variables(Variables& other) { variables_.swap(other); }
 
   // ---- context for the statement lowering ----
   ParamRegs params;
   std::string return_label;  // where Return jumps: the end of the current phase
+  InvocationLane* lane = nullptr;  // set while an elementwise entry emits one invocation
   // Math-library functions this function calls (each once, in first-call order).
   std::vector<const MathFunction*> math_calls;
 
@@ -87,7 +101,7 @@ class FunctionEmitter {
   std::array<std::uint32_t, kRegClassCount> reg_counts_{};
   std::uint32_t label_count_ = 0;
   std::string body_;
-  std::vector<std::pair<std::string, Value>> variables_;
+  Variables variables_;
   std::vector<std::size_t> scope_marks_;
 };
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/elementwise.hpp"
 #include "codegen/entry_builder.hpp"
 #include "codegen/entry_parts.hpp"
 #include "codegen/program_layout.hpp"
@@ -94,12 +95,20 @@ LoweredProgram lower(const Program& program, const Target& target) {
   std::vector<codegen::EmittedEntry> entries;
   for (const auto& plan : entry_plans(layout))
     entries.push_back(codegen::emit_entry(layout, target, plan));
+  const auto shape = codegen::elementwise_shape(program);
+  if (shape) entries.push_back(codegen::emit_elementwise_entry(layout, target, *shape));
 
   LoweredProgram out;
   out.target = target.name();
   out.ptx = assemble_module(target, entries);
   out.whole = entries.front().entry;
-  for (std::size_t i = 1; i < entries.size(); ++i) out.phases.push_back(entries[i].entry);
+  for (std::size_t i = 1; i < entries.size(); ++i) {
+    if (entries[i].entry.invocations_per_thread > 1) {
+      out.elementwise = entries[i].entry;
+      continue;
+    }
+    out.phases.push_back(entries[i].entry);
+  }
   out.grid_barrier_bytes = layout.grid_sync ? codegen::kGridBarrierBytes : 0;
   return out;
 }

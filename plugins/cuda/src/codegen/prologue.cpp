@@ -14,6 +14,16 @@ std::string param_name(const KernelParam& param) {
   return {};
 }
 
+std::string param_declarations(const std::vector<KernelParam>& params) {
+  std::string text;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    std::string_view type = params[i].bytes == 8 ? ".u64" : ".u32";
+    text += fmt::format("  .param {} {}{}\n", type, param_name(params[i]),
+                        i + 1 < params.size() ? "," : "");
+  }
+  return text;
+}
+
 namespace {
 
 std::string load_pointer(FunctionEmitter& f, const KernelParam& param) {

@@ -3,6 +3,7 @@
 
 #include "codegen/expressions.hpp"
 #include "codegen/memory_access.hpp"
+#include "codegen/storage_conversion.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda::codegen {
@@ -34,6 +35,13 @@ void emit_assign(FunctionEmitter& f, const Node& node) {
 void emit_store_node(FunctionEmitter& f, const Node& node) {
   require_exprs(node, 2);
   std::size_t buffer = buffer_index(f, node.name);
+  if (f.lane != nullptr && f.lane->vector) {
+    // Vector path of an elementwise entry: the index is this lane's InvocationId.x; the entry
+    // stores the lanes' values together after the statement.
+    Value value = emit_expr(f, node.exprs[1]);
+    f.lane->stored.at(buffer) = narrow_for_store(f, f.program().buffers[buffer].element, value);
+    return;
+  }
   Value index = emit_expr(f, node.exprs[0]);
   Value value = emit_expr(f, node.exprs[1]);
   emit_store(f, element_ref(f, buffer, index), value);

@@ -67,6 +67,8 @@ DeviceInfo probe_device(const Driver& driver, drv::CUdevice device, int ordinal)
   info.memory_clock_khz = get(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "memory clock rate");
   info.memory_bus_width_bits = get(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "memory bus width");
   info.cooperative_launch = get(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "cooperative launch") != 0;
+  info.maps_host_memory = get(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, "can map host memory") != 0 &&
+                          get(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, "unified addressing") != 0;
   return info;
 }
 

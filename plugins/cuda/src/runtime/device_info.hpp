@@ -36,6 +36,9 @@ struct DeviceInfo {
   std::uint32_t memory_clock_khz = 0;
   std::uint32_t memory_bus_width_bits = 0;
   bool cooperative_launch = false;
+  // Kernels can use pinned host memory at its host address (mapped host memory with unified
+  // addressing): small elementwise host dispatches run on their staging memory directly.
+  bool maps_host_memory = false;
 
   std::uint32_t sm() const { return compute_major * 10 + compute_minor; }
   // 2 (double data rate) * clock * bus width / 8, in GB/s.

@@ -14,6 +14,9 @@ std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
 DeviceWork::DeviceWork(std::shared_ptr<Runtime> runtime, std::string what)
     : runtime_(std::move(runtime)), what_(std::move(what)), stream_(runtime_->streams().acquire()) {}
 
+DeviceWork::DeviceWork(std::shared_ptr<Runtime> runtime, std::string what, StreamLease stream)
+    : runtime_(std::move(runtime)), what_(std::move(what)), stream_(std::move(stream)) {}
+
 DeviceWork::~DeviceWork() { finish_before_destroy(); }
 
 void DeviceWork::finish_before_destroy() noexcept {
@@ -34,8 +37,10 @@ void DeviceWork::finish_before_destroy() noexcept {
 }
 
 void DeviceWork::seal() {
-  fence_ = runtime_->events().acquire();
-  runtime_->driver().check(runtime_->driver().cuEventRecord(fence_->get(), stream_.get()), "cuEventRecord");
+  EventRef fence = runtime_->events().acquire();
+  runtime_->driver().check(runtime_->driver().cuEventRecord(fence->get(), stream_.get()), "cuEventRecord");
+  fence_ = std::move(fence);  // set only once recorded: until then, teardown drains the stream
+  stream_ = StreamLease();    // queuing is over; the fence now stands for the work
 }
 
 bool DeviceWork::poll() {

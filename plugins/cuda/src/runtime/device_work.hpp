@@ -1,5 +1,6 @@
 // One unit of queued device work fenced by one event: a host dispatch, a resident dispatch. It
-// owns what the work uses (stream, device and staging blocks) until the fence completes, then
+// holds a stream while queuing (given back once the fence is recorded: later work on that stream
+// simply runs after it), and owns the device and staging blocks until the fence completes, then
 // finishes once: on success it hands results to the caller (on_success), and in every case it
 // releases its resources (on_finish). Destroying unfinished work waits for it first: every
 // subclass calls finish_before_destroy() first in its destructor, while its members still live.
@@ -24,6 +25,7 @@ namespace vyre::cuda {
 class DeviceWork {
  public:
   DeviceWork(std::shared_ptr<Runtime> runtime, std::string what);
+  DeviceWork(std::shared_ptr<Runtime> runtime, std::string what, StreamLease stream);
   virtual ~DeviceWork();
   DeviceWork(const DeviceWork&) = delete;
   DeviceWork& operator=(const DeviceWork&) = delete;
@@ -36,7 +38,8 @@ class DeviceWork {
   std::uint64_t wait_ns() const { return wait_ns_; }
 
  protected:
-  // Record the fence after everything was queued on stream(); call once, at the end of queuing.
+  // Record the fence after everything was queued on stream() and give the stream back; call
+  // once, at the end of queuing.
   void seal();
   drv::CUstream stream() const { return stream_.get(); }
   Runtime& runtime() { return *runtime_; }

@@ -1,5 +1,7 @@
 #include "runtime/execution.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -53,6 +55,27 @@ ExecPlan plan_grid_sync(Runtime& runtime, const LoadedModule& module, ExecPlan p
   return plan;
 }
 
+// The elementwise entry when this dispatch may use it: the program has one, the dispatch applies
+// the tail guard (no explicit grid, so the invocations that run are exactly 0..N-1 and none can
+// observe the geometry: codegen/elementwise.hpp), the workgroup is 1-D, and the entry's own
+// thread limit allows the workgroup.
+const KernelFunction* elementwise_kernel(const LoadedModule& module, const LaunchGeometry& geometry) {
+  if (!module.elementwise || !geometry.tail_guard) return nullptr;
+  if (geometry.workgroup[1] != 1 || geometry.workgroup[2] != 1 || geometry.grid[1] != 1 || geometry.grid[2] != 1) {
+    return nullptr;
+  }
+  const std::uint32_t limit = module.elementwise->max_threads_per_block;
+  if (limit != 0 && geometry.workgroup[0] > limit) return nullptr;
+  return &*module.elementwise;
+}
+
+// ceil(N / (workgroup.x * lanes)) workgroups: every invocation 0..N-1 in some thread's lanes.
+std::array<std::uint32_t, 3> elementwise_grid(const LaunchGeometry& geometry, std::uint32_t lanes) {
+  const std::uint64_t per_group = std::uint64_t{geometry.workgroup[0]} * lanes;
+  const std::uint64_t groups = (geometry.n + per_group - 1) / per_group;
+  return {static_cast<std::uint32_t>(std::max<std::uint64_t>(groups, 1)), 1, 1};
+}
+
 }  // namespace
 
 const CudaProgram& cuda_program(const kit::CompiledProgram& program) {
@@ -70,7 +93,14 @@ ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const Laun
   if (geometry.empty()) return plan;
   check_dispatch_size(geometry);
   const LoadedModule& module = program.module();
+  plan.grid = geometry.grid;
   check_kernel(runtime, module.whole, geometry);
+  const KernelFunction* elementwise = runtime.elementwise_entries() ? elementwise_kernel(module, geometry) : nullptr;
+  if (elementwise != nullptr) {
+    plan.kernels = {elementwise};
+    plan.grid = elementwise_grid(geometry, elementwise->entry.invocations_per_thread);
+    return plan;
+  }
   if (!program.grid_sync()) {
     plan.kernels = {&module.whole};
     return plan;
@@ -103,7 +133,7 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
       request.stream = stream;
       request.args = args.slots();
       request.arg_count = args.size();
-      request.grid = plan.geometry.grid;
+      request.grid = plan.grid;
       request.block = plan.geometry.workgroup;
       request.shared_bytes = kernel->static_shared_bytes;
       request.function_max_threads = kernel->max_threads_per_block;
@@ -133,7 +163,9 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
              "check the launch geometry against the device limits (vyre backends shows them) and "
              "report the program if it is within them");
       }
-      if (!capturing) Telemetry::add(runtime.telemetry().kernel_launches);
+      if (capturing) continue;
+      Telemetry::add(runtime.telemetry().kernel_launches);
+      if (kernel->entry.invocations_per_thread > 1) Telemetry::add(runtime.telemetry().elementwise_launches);
     }
   }
 }
@@ -147,7 +179,7 @@ std::vector<GraphNodeSpec> graph_nodes(const ExecPlan& plan, const LaunchBinding
   nodes.reserve(plan.launches());
   for (std::uint32_t round = 0; round < plan.geometry.fixpoint_iterations; ++round) {
     for (const KernelFunction* kernel : plan.kernels) {
-      nodes.push_back(GraphNodeSpec{kernel->function, plan.geometry.grid, plan.geometry.workgroup,
+      nodes.push_back(GraphNodeSpec{kernel->function, plan.grid, plan.geometry.workgroup,
                                     KernelArgs(kernel->entry, bindings)});
     }
   }

@@ -1,11 +1,14 @@
 // How one dispatch of a program runs on the device, decided before any device work:
-//   - a program without grid_sync: its `whole` entry;
+//   - an elementwise program (lowering.hpp) dispatched with the tail guard (no explicit grid): its
+//     `elementwise` entry, on ceil(N / (workgroup.x * invocations_per_thread)) workgroups;
+//   - any other program without grid_sync: its `whole` entry;
 //   - a grid_sync program: `whole` launched cooperatively when the device supports it and the
 //     grid fits co-resident (occupancy x SMs), else its `phases` in order on one stream;
 //   - either way, fixpoint_iterations rounds of those launches on the same buffers.
 // plan_execution makes every device-limit check; enqueue_execution (or a graph) then runs it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -18,13 +21,18 @@
 namespace vyre::cuda {
 
 struct ExecPlan {
-  LaunchGeometry geometry;
+  LaunchGeometry geometry;                     // the SPEC geometry the program sees
+  std::array<std::uint32_t, 3> grid{0, 1, 1};  // the workgroups launched (geometry.grid, or fewer
+                                               // for an entry running several invocations a thread)
   std::vector<const KernelFunction*> kernels;  // one round, in order; empty: nothing runs
   bool cooperative = false;
   std::uint64_t resident_capacity = 0;         // cooperative: blocks that fit co-resident
   std::uint32_t grid_barrier_bytes = 0;        // cooperative: barrier state per launch
 
   std::uint64_t launches() const { return kernels.size() * geometry.fixpoint_iterations; }
+  // Runs the program's elementwise entry: each invocation touches only its own element of each
+  // buffer, a bounded number of times.
+  bool elementwise() const { return kernels.size() == 1 && kernels[0]->entry.invocations_per_thread > 1; }
 };
 
 // Every device-dependent check (limits, residency). Throws vyre::Error (VYRE_ERR_LIMIT mostly)

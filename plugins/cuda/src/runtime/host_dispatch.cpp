@@ -1,5 +1,6 @@
 #include "runtime/host_dispatch.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/byte_ranges.hpp"
@@ -8,10 +9,38 @@ namespace vyre::cuda {
 namespace {
 
 constexpr std::uint64_t kAlignment = 256;
+// Mapped staging: up to this many bytes in the layout (the kernel reads and writes them over the
+// bus; small dispatches are latency-bound, so no copy-engine round trips is what counts).
+constexpr std::uint64_t kMappedMaxBytes = 256 * 1024;
+// Image staging: one H2D of the whole layout (zeroed outputs included) up to this size.
+constexpr std::uint64_t kImageMaxBytes = 1024 * 1024;
 
 std::uint64_t buffer_bytes(const BufferDecl& decl, std::uint64_t elements) {
   if (decl.access == Access::Workgroup) return 0;
   return elements * byte_size(decl.element);
+}
+
+// Addresses of the layout's buffers (0 for workgroup buffers), then of the barrier.
+std::vector<drv::CUdeviceptr> layout_pointers(const Program& program, drv::CUdeviceptr base,
+                                              const std::vector<std::uint64_t>& offsets) {
+  std::vector<drv::CUdeviceptr> pointers;
+  pointers.reserve(offsets.size());
+  for (std::size_t i = 0; i < program.buffers.size(); ++i) {
+    pointers.push_back(program.buffers[i].access == Access::Workgroup ? 0 : base + offsets[i]);
+  }
+  pointers.push_back(base + offsets.back());
+  return pointers;
+}
+
+// The whole layout in pinned memory: inputs at their offsets, everything else zero.
+void build_image(const kit::HostDispatch& dispatch, const std::vector<std::uint64_t>& offsets,
+                 std::uint64_t total, std::byte* image) {
+  std::memset(image, 0, total);
+  const auto& inputs = dispatch.program->input_buffers();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const kit::Bytes& input = dispatch.inputs[i];
+    if (!input.empty()) std::memcpy(image + offsets[inputs[i]], input.data(), input.size());
+  }
 }
 
 }  // namespace
@@ -34,74 +63,139 @@ std::unique_ptr<HostRun> HostRun::start(std::shared_ptr<Runtime> runtime, const 
   return run;
 }
 
+HostRun::Staging HostRun::choose_staging(const ExecPlan& plan, const Layout& layout) {
+  if (plan.elementwise() && runtime().mapped_host_dispatch() && layout.total <= kMappedMaxBytes) {
+    return Staging::Mapped;
+  }
+  return layout.total <= kImageMaxBytes ? Staging::Image : Staging::Copies;
+}
+
 void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed) {
   Runtime& rt = runtime();
   const Driver& driver = rt.driver();
-  Telemetry& telemetry = rt.telemetry();
   const Program& program = dispatch.program->program();
-  const auto& inputs = dispatch.program->input_buffers();
-  const auto& outputs = dispatch.program->output_buffers();
 
-  // Device layout: every non-workgroup buffer, then the grid barrier.
-  std::vector<std::uint64_t> device_sizes;
+  Layout layout;
   for (std::size_t i = 0; i < program.buffers.size(); ++i) {
-    device_sizes.push_back(buffer_bytes(program.buffers[i], dispatch.buffer_elements[i]));
+    layout.sizes.push_back(buffer_bytes(program.buffers[i], dispatch.buffer_elements[i]));
   }
-  device_sizes.push_back(plan.grid_barrier_bytes);
-  std::uint64_t device_total = 0;
-  const auto device_offsets = pack_offsets(device_sizes, kAlignment, &device_total);
+  layout.sizes.push_back(plan.grid_barrier_bytes);
+  layout.offsets = pack_offsets(layout.sizes, kAlignment, &layout.total);
 
-  // Staging layout: the inputs, then the outputs' byte ranges.
-  std::vector<std::uint64_t> staging_sizes;
-  for (const kit::Bytes& input : dispatch.inputs) staging_sizes.push_back(input.size());
-  for (const kit::OutputTarget& output : dispatch.outputs) staging_sizes.push_back(output.dst.size());
-  std::uint64_t staging_total = 0;
-  const auto staging_offsets = pack_offsets(staging_sizes, kAlignment, &staging_total);
-
-  device_ = rt.device_memory().acquire(device_total);
-  staging_ = rt.staging().acquire(staging_total);
-  const drv::CUdeviceptr base = device_.address();
-  std::vector<drv::CUdeviceptr> pointers;
-  for (std::size_t i = 0; i < program.buffers.size(); ++i) {
-    pointers.push_back(program.buffers[i].access == Access::Workgroup ? 0 : base + device_offsets[i]);
-  }
   const drv::CUstream s = stream();
-
   if (timed) {
     timing_start_ = rt.events().acquire(true);
     timing_end_ = rt.events().acquire(true);
     driver.check(driver.cuEventRecord(timing_start_->get(), s), "cuEventRecord(start)");
   }
+  const Staging staging = choose_staging(plan, layout);
+  std::vector<drv::CUdeviceptr> pointers;
+  switch (staging) {
+    case Staging::Mapped: pointers = stage_mapped(dispatch, layout); break;
+    case Staging::Image: pointers = stage_image(dispatch, layout); break;
+    case Staging::Copies: pointers = stage_copies(dispatch, layout); break;
+  }
+  const drv::CUdeviceptr barrier = pointers.back();
+  pointers.pop_back();
+  enqueue_execution(rt, plan, make_bindings(plan, pointers, dispatch.buffer_elements), s, barrier);
+  pointers_ = std::move(pointers);
+  read_back(dispatch, layout, staging);
+  if (timed) driver.check(driver.cuEventRecord(timing_end_->get(), s), "cuEventRecord(end)");
+  Telemetry::add(rt.telemetry().dispatches);
+  seal();
+}
+
+std::vector<drv::CUdeviceptr> HostRun::stage_mapped(const kit::HostDispatch& dispatch, const Layout& layout) {
+  staging_ = runtime().staging().acquire(layout.total);
+  build_image(dispatch, layout.offsets, layout.total, staging_.host());
+  Telemetry::add(runtime().telemetry().mapped_dispatches);
+  // Unified addressing: the pinned block's device address is its host address.
+  return layout_pointers(dispatch.program->program(), staging_.address(), layout.offsets);
+}
+
+std::vector<drv::CUdeviceptr> HostRun::stage_image(const kit::HostDispatch& dispatch, const Layout& layout) {
+  Runtime& rt = runtime();
+  const Driver& driver = rt.driver();
+  staging_ = rt.staging().acquire(layout.total);
+  device_ = rt.device_memory().acquire(layout.total);
+  build_image(dispatch, layout.offsets, layout.total, staging_.host());
+  if (layout.total > 0) {
+    driver.check(driver.cuMemcpyHtoDAsync(device_.address(), staging_.host(), layout.total, stream()),
+                 "cuMemcpyHtoDAsync(image)");
+    Telemetry::add(rt.telemetry().h2d_operations);
+    Telemetry::add(rt.telemetry().h2d_bytes, layout.total);
+  }
+  return layout_pointers(dispatch.program->program(), device_.address(), layout.offsets);
+}
+
+std::vector<drv::CUdeviceptr> HostRun::stage_copies(const kit::HostDispatch& dispatch, const Layout& layout) {
+  Runtime& rt = runtime();
+  const Driver& driver = rt.driver();
+  Telemetry& telemetry = rt.telemetry();
+  const Program& program = dispatch.program->program();
+  const auto& inputs = dispatch.program->input_buffers();
+
+  // Staging: the inputs, then the outputs' byte ranges.
+  std::vector<std::uint64_t> staging_sizes;
+  for (const kit::Bytes& input : dispatch.inputs) staging_sizes.push_back(input.size());
+  for (const kit::OutputTarget& output : dispatch.outputs) staging_sizes.push_back(output.dst.size());
+  std::uint64_t staging_total = 0;
+  staging_offsets_ = pack_offsets(staging_sizes, kAlignment, &staging_total);
+  device_ = rt.device_memory().acquire(layout.total);
+  staging_ = rt.staging().acquire(staging_total);
+  std::vector<drv::CUdeviceptr> pointers = layout_pointers(program, device_.address(), layout.offsets);
+  const drv::CUstream s = stream();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const kit::Bytes& input = dispatch.inputs[i];
     if (input.empty()) continue;
-    std::byte* staged = staging_.host() + staging_offsets[i];
+    std::byte* staged = staging_.host() + staging_offsets_[i];
     std::memcpy(staged, input.data(), input.size());
     driver.check(driver.cuMemcpyHtoDAsync(pointers[inputs[i]], staged, input.size(), s), "cuMemcpyHtoDAsync");
     Telemetry::add(telemetry.h2d_operations);
     Telemetry::add(telemetry.h2d_bytes, input.size());
   }
   for (std::size_t b = 0; b < program.buffers.size(); ++b) {
-    if (program.buffers[b].access != Access::Output || device_sizes[b] == 0) continue;
-    driver.check(driver.cuMemsetD8Async(pointers[b], 0, device_sizes[b], s), "cuMemsetD8Async(output)");
+    if (program.buffers[b].access != Access::Output || layout.sizes[b] == 0) continue;
+    driver.check(driver.cuMemsetD8Async(pointers[b], 0, layout.sizes[b], s), "cuMemsetD8Async(output)");
     Telemetry::add(telemetry.memset_operations);
   }
-  const drv::CUdeviceptr barrier = base + device_offsets.back();
-  enqueue_execution(rt, plan, make_bindings(plan, pointers, dispatch.buffer_elements), s, barrier);
+  return pointers;
+}
+
+void HostRun::read_back(const kit::HostDispatch& dispatch, const Layout& layout, Staging staging) {
+  Runtime& rt = runtime();
+  const Driver& driver = rt.driver();
+  Telemetry& telemetry = rt.telemetry();
+  const auto& outputs = dispatch.program->output_buffers();
+  const std::size_t input_count = dispatch.program->input_buffers().size();
+  std::uint64_t span_begin = layout.total;
+  std::uint64_t span_end = 0;
   for (std::size_t j = 0; j < outputs.size(); ++j) {
     const kit::OutputTarget& output = dispatch.outputs[j];
-    const std::uint64_t offset = staging_offsets[inputs.size() + j];
+    const std::uint64_t in_layout = layout.offsets[outputs[j]] + output.buffer_offset;
+    if (staging != Staging::Copies) {
+      outputs_.push_back(OutputCopy{output.dst, in_layout});  // the staging block mirrors the layout
+      if (output.dst.empty()) continue;
+      span_begin = std::min(span_begin, in_layout);
+      span_end = std::max(span_end, in_layout + output.dst.size());
+      continue;
+    }
+    const std::uint64_t offset = staging_offsets_[input_count + j];
     outputs_.push_back(OutputCopy{output.dst, offset});
     if (output.dst.empty()) continue;
-    driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + offset, pointers[outputs[j]] + output.buffer_offset,
-                                          output.dst.size(), s),
+    driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + offset, pointers_[outputs[j]] + output.buffer_offset,
+                                          output.dst.size(), stream()),
                  "cuMemcpyDtoHAsync");
     Telemetry::add(telemetry.d2h_operations);
     Telemetry::add(telemetry.d2h_bytes, output.dst.size());
   }
-  if (timed) driver.check(driver.cuEventRecord(timing_end_->get(), s), "cuEventRecord(end)");
-  Telemetry::add(telemetry.dispatches);
-  seal();
+  if (staging != Staging::Image || span_end <= span_begin) return;
+  // One copy of the span covering every output range (the block's image is no longer needed).
+  driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + span_begin, device_.address() + span_begin,
+                                        span_end - span_begin, stream()),
+               "cuMemcpyDtoHAsync(outputs)");
+  Telemetry::add(telemetry.d2h_operations);
+  Telemetry::add(telemetry.d2h_bytes, span_end - span_begin);
 }
 
 void HostRun::on_success() {

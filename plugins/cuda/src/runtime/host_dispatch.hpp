@@ -1,7 +1,15 @@
-// A dispatch on host buffers: stage the inputs in pinned memory, copy them to one pooled device
-// block, zero the outputs, run the plan, copy back only each output's byte range, fence. Every
-// check happens before the first copy; the caller's outputs are written only after the fence
-// reports success. Sync, async and timed dispatch are this one path.
+// A dispatch on host buffers. Every check happens before the first copy; the caller's outputs are
+// written only after the fence reports success. Sync, async and timed dispatch are this one path.
+// The buffers are laid out in one block (each 256-byte aligned, declaration order, then the grid
+// barrier), staged in one of three ways, chosen per dispatch (the results are the same):
+//   - mapped: a small elementwise dispatch (plan.elementwise(), layout <= kMappedMaxBytes, the
+//     device maps host memory) runs on its pinned staging block directly: inputs copied in and
+//     outputs zeroed by the host, one launch, the fence, outputs copied out. Each element crosses
+//     the bus once each way, as with copies, but without copy-engine work or its latency; an
+//     elementwise kernel touches each element a bounded number of times, so no re-reads;
+//   - image: a small layout (<= kImageMaxBytes): the whole block (inputs, zeroed outputs) built in
+//     pinned memory and copied with one H2D; one D2H of the span covering every output range;
+//   - copies: otherwise, one H2D per input, a memset per output, one D2H per output range.
 #pragma once
 
 #include <memory>
@@ -26,13 +34,26 @@ class HostRun final : public DeviceWork {
     kit::MutableBytes dst;
     std::uint64_t staging_offset = 0;
   };
+  struct Layout {
+    std::vector<std::uint64_t> sizes;    // per buffer (0 for workgroup buffers), then the barrier
+    std::vector<std::uint64_t> offsets;  // the same, in the block
+    std::uint64_t total = 0;
+  };
+  enum class Staging { Mapped, Image, Copies };
 
   HostRun(std::shared_ptr<Runtime> runtime, const kit::HostDispatch& dispatch);
   void queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed);
+  Staging choose_staging(const ExecPlan& plan, const Layout& layout);
+  std::vector<drv::CUdeviceptr> stage_mapped(const kit::HostDispatch& dispatch, const Layout& layout);
+  std::vector<drv::CUdeviceptr> stage_image(const kit::HostDispatch& dispatch, const Layout& layout);
+  std::vector<drv::CUdeviceptr> stage_copies(const kit::HostDispatch& dispatch, const Layout& layout);
+  void read_back(const kit::HostDispatch& dispatch, const Layout& layout, Staging staging);
   void on_success() override;
 
   std::shared_ptr<const kit::CompiledProgram> program_;  // alive while in flight
   std::vector<OutputCopy> outputs_;
+  std::vector<drv::CUdeviceptr> pointers_;        // per buffer, where the kernel sees it
+  std::vector<std::uint64_t> staging_offsets_;    // copies staging: inputs, then output ranges
   Block staging_;
   Block device_;
   EventRef timing_start_;

@@ -88,6 +88,9 @@ LoadedModule load_module(const Driver& driver, std::shared_ptr<const LoweredProg
     for (const KernelEntry& phase : loaded.lowered->phases) {
       loaded.phases.push_back(resolve(driver, loaded.module, phase, what));
     }
+    if (loaded.lowered->elementwise) {
+      loaded.elementwise = resolve(driver, loaded.module, *loaded.lowered->elementwise, what);
+    }
   } catch (...) {
     unload_module(driver, loaded);
     throw;

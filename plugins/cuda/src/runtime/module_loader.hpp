@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "lowering.hpp"
@@ -17,6 +18,7 @@ struct LoadedModule {
   std::shared_ptr<const LoweredProgram> lowered;
   KernelFunction whole;
   std::vector<KernelFunction> phases;  // grid_sync programs: one per phase
+  std::optional<KernelFunction> elementwise;  // elementwise programs (lowering.hpp)
 };
 
 // Throws vyre::Error: VYRE_ERR_INTERNAL when the JIT rejects the PTX (message includes its log),

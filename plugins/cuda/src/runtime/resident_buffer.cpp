@@ -21,6 +21,7 @@ CudaResident::CudaResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_
       EventRef fence = rt.events().acquire();
       driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord");
       last = std::move(fence);
+      last_stream = stream.get();
       Telemetry::add(rt.telemetry().memset_operations);
     }
   } catch (...) {
@@ -47,6 +48,7 @@ void CudaResident::release() {
   {
     std::lock_guard lock(rt.order_mutex());
     pending = std::move(last);
+    last_stream = nullptr;
   }
   released_ = true;
   // Wait for the last queued operation before the memory can serve anyone else.
@@ -71,14 +73,28 @@ ResidentOrder::ResidentOrder(Runtime& runtime, drv::CUstream stream)
 void ResidentOrder::use(CudaResident& buffer) {
   if (std::find(used_.begin(), used_.end(), &buffer) != used_.end()) return;
   used_.push_back(&buffer);
-  if (!buffer.last) return;
+  if (!buffer.last || buffer.last_stream == stream_) return;
   runtime_.driver().check(runtime_.driver().cuStreamWaitEvent(stream_, buffer.last->get(), 0),
                           "cuStreamWaitEvent");
 }
 
 void ResidentOrder::commit(const EventRef& fence) {
-  for (CudaResident* buffer : used_) buffer->last = fence;
+  for (CudaResident* buffer : used_) {
+    buffer->last = fence;
+    buffer->last_stream = stream_;
+  }
   lock_.unlock();
+}
+
+drv::CUstream common_last_stream(Runtime& runtime, std::span<CudaResident* const> buffers) {
+  std::lock_guard lock(runtime.order_mutex());
+  drv::CUstream common = nullptr;
+  for (const CudaResident* buffer : buffers) {
+    if (!buffer->last) continue;
+    if (common != nullptr && buffer->last_stream != common) return nullptr;
+    common = buffer->last_stream;
+  }
+  return common;
 }
 
 void InFlightGuard::add(const std::shared_ptr<kit::ResidentBuffer>& buffer) {

@@ -1,11 +1,14 @@
 // A resident buffer: device memory that outlives dispatches, zero at allocation, counted against
 // the instance's memory budget. Work on resident buffers is queued on many streams; each buffer
 // remembers the event of the last operation queued on it (`last`), and every new operation makes
-// its stream wait for that event first (ResidentOrder). So operations on one buffer run in the
-// order they were queued, work on unrelated buffers overlaps, and nothing synchronises the device.
+// its stream wait for that event first (ResidentOrder), unless it is queued on the very stream that
+// event was recorded on (stream order then suffices; resident dispatches prefer that stream). So
+// operations on one buffer run in the order they were queued, work on unrelated buffers overlaps,
+// and nothing synchronises the device.
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "runtime/block_pool.hpp"
@@ -25,7 +28,8 @@ class CudaResident final : public kit::ResidentBuffer {
   // Wait for the last operation, then give the memory and the budget back. Idempotent.
   void release();
 
-  EventRef last;  // guarded by Runtime::order_mutex()
+  EventRef last;                      // guarded by Runtime::order_mutex()
+  drv::CUstream last_stream = nullptr;  // the stream `last` was recorded on (same guard)
 
  private:
   std::shared_ptr<Runtime> runtime_;
@@ -36,15 +40,20 @@ class CudaResident final : public kit::ResidentBuffer {
 // The CudaResident behind a kit handle; VYRE_ERR_INVALID_HANDLE for another backend's buffer.
 CudaResident& cuda_resident(kit::ResidentBuffer& buffer);
 
+// The stream on which the last operations of all of `buffers` were queued, when it is one stream
+// (work queued there needs no cross-stream wait for them); null otherwise or when none has one.
+drv::CUstream common_last_stream(Runtime& runtime, std::span<CudaResident* const> buffers);
+
 // Orders one operation after the earlier operations on the buffers it touches. Holds the
 // runtime's order mutex from construction to commit, so "wait for last, then become last" is
 // atomic across threads.
 class ResidentOrder {
  public:
   ResidentOrder(Runtime& runtime, drv::CUstream stream);
-  // The stream waits for `buffer`'s last operation (once per buffer).
+  // The stream waits for `buffer`'s last operation (once per buffer; not at all when that
+  // operation was queued on this stream).
   void use(CudaResident& buffer);
-  // Every used buffer's last operation becomes the one `fence` ends.
+  // Every used buffer's last operation becomes the one `fence` ends (recorded on this stream).
   void commit(const EventRef& fence);
 
  private:

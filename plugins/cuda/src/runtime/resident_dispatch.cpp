@@ -49,18 +49,25 @@ std::vector<drv::CUdeviceptr> bind_resident(Runtime& runtime, const kit::Residen
   return pointers;
 }
 
-ResidentRun::ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch)
-    : DeviceWork(std::move(runtime), "resident dispatch"), program_(dispatch.program) {}
+ResidentRun::ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch,
+                         StreamLease stream)
+    : DeviceWork(std::move(runtime), "resident dispatch", std::move(stream)), program_(dispatch.program) {}
 
 std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime,
                                                 const kit::ResidentDispatch& dispatch, bool timed) {
   const auto started = std::chrono::steady_clock::now();
   runtime->bind();
   const ExecPlan plan = plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry);
+  std::vector<CudaResident*> residents;
+  residents.reserve(dispatch.bindings.size());
   for (const kit::Binding& binding : dispatch.bindings) {
-    if (binding.resident) cuda_resident(*binding.resident);  // foreign handles fail before queuing
+    // Foreign handles fail here, before queuing.
+    if (binding.resident) residents.push_back(&cuda_resident(*binding.resident));
   }
-  std::unique_ptr<ResidentRun> run(new ResidentRun(std::move(runtime), dispatch));
+  // Queue on the stream that already orders the bound buffers' last operations, when there is
+  // one: then no cross-stream wait is needed (a chain of dispatches stays on one stream).
+  StreamLease stream = runtime->streams().acquire(common_last_stream(*runtime, residents));
+  std::unique_ptr<ResidentRun> run(new ResidentRun(std::move(runtime), dispatch, std::move(stream)));
   run->started_ = started;
   run->queue(dispatch, plan, timed);
   run->enqueue_ns_ = elapsed_ns(started);

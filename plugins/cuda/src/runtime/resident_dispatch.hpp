@@ -20,7 +20,7 @@ class ResidentRun final : public DeviceWork {
   kit::Timing timing() const;
 
  private:
-  ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch);
+  ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch, StreamLease stream);
   void queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed);
   void on_finish() override;
 

@@ -61,6 +61,8 @@ Runtime::Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info,
       device_(std::move(info)),
       context_(driver, device),
       force_split_grid_sync_(env_flag(std::getenv(kForceSplitGridSyncEnv))),
+      elementwise_entries_(!env_flag(std::getenv(kDisableElementwiseEnv))),
+      mapped_host_dispatch_(device_.maps_host_memory && !env_flag(std::getenv(kDisableMappedHostEnv))),
       memory_budget_bytes_(options.memory_budget_bytes),
       streams_(context_),
       events_(context_),
@@ -110,7 +112,10 @@ BlockPoolHooks Runtime::staging_hooks(const Context& context, Telemetry& telemet
   hooks.allocate = [&context](std::uint64_t bytes) -> std::uint64_t {
     context.bind();
     void* ptr = nullptr;
-    const drv::CUresult result = context.driver().cuMemHostAlloc(&ptr, bytes, drv::CU_MEMHOSTALLOC_PORTABLE);
+    // DEVICEMAP: kernels may use staging memory directly (mapped host dispatch; with unified
+    // addressing its device address is its host address).
+    const drv::CUresult result = context.driver().cuMemHostAlloc(
+        &ptr, bytes, drv::CU_MEMHOSTALLOC_PORTABLE | drv::CU_MEMHOSTALLOC_DEVICEMAP);
     if (result == drv::CUDA_ERROR_OUT_OF_MEMORY) return 0;
     context.driver().check(result, "cuMemHostAlloc");
     return reinterpret_cast<std::uintptr_t>(ptr);

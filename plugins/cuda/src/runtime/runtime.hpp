@@ -24,6 +24,10 @@ namespace vyre::cuda {
 
 // Set to 1 to run grid_sync programs as one launch per phase even where a cooperative launch fits.
 inline constexpr const char* kForceSplitGridSyncEnv = "VYRE_CUDA_FORCE_SPLIT_GRID_SYNC";
+// Set to 1 to launch the `whole` entry of elementwise programs (no vectorised entry); for A/B runs.
+inline constexpr const char* kDisableElementwiseEnv = "VYRE_CUDA_DISABLE_ELEMENTWISE";
+// Set to 1 to stage every host dispatch through device memory (no mapped host memory); for A/B runs.
+inline constexpr const char* kDisableMappedHostEnv = "VYRE_CUDA_DISABLE_MAPPED_HOST";
 
 // The code generation target for a device: its compute capability, capped at what the emitter is
 // declared for (sm_90; newer devices JIT the sm_90 PTX).
@@ -51,6 +55,9 @@ class Runtime {
   const DeviceInfo& device() const { return device_; }
   const Target& target() const { return modules_.target(); }
   bool force_split_grid_sync() const { return force_split_grid_sync_; }
+  bool elementwise_entries() const { return elementwise_entries_; }
+  // Small elementwise host dispatches may run on mapped pinned memory (host_dispatch.hpp).
+  bool mapped_host_dispatch() const { return mapped_host_dispatch_; }
 
   Telemetry& telemetry() { return telemetry_; }
   StreamPool& streams() { return streams_; }
@@ -83,6 +90,8 @@ class Runtime {
   DeviceInfo device_;
   Context context_;
   bool force_split_grid_sync_ = false;
+  bool elementwise_entries_ = true;
+  bool mapped_host_dispatch_ = false;
   std::uint64_t memory_budget_bytes_ = 0;
   Telemetry telemetry_;
   StreamPool streams_;

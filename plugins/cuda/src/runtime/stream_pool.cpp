@@ -46,6 +46,18 @@ StreamLease StreamPool::acquire() {
   return StreamLease(this, stream);
 }
 
+StreamLease StreamPool::acquire(drv::CUstream preferred) {
+  if (preferred != nullptr) {
+    std::lock_guard lock(mutex_);
+    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+      if (*it != preferred) continue;
+      idle_.erase(it);
+      return StreamLease(this, preferred);
+    }
+  }
+  return acquire();
+}
+
 void StreamPool::give_back(drv::CUstream stream) {
   std::lock_guard lock(mutex_);
   idle_.push_back(stream);

@@ -42,6 +42,8 @@ class StreamPool {
   StreamPool& operator=(const StreamPool&) = delete;
 
   StreamLease acquire();
+  // `preferred` when it is idle in the pool, else any stream (null: any stream).
+  StreamLease acquire(drv::CUstream preferred);
   void give_back(drv::CUstream stream);
 
  private:

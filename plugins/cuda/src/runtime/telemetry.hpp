@@ -13,7 +13,9 @@ namespace vyre::cuda {
 // name, member
 #define VYRE_CUDA_COUNTERS(X)                          \
   X("dispatches", dispatches)                          \
+  X("mapped_dispatches", mapped_dispatches)            \
   X("kernel_launches", kernel_launches)                \
+  X("elementwise_launches", elementwise_launches)      \
   X("cooperative_launches", cooperative_launches)      \
   X("split_grid_sync_dispatches", split_grid_sync)     \
   X("h2d_bytes", h2d_bytes)                            \

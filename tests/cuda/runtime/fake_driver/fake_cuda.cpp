@@ -274,6 +274,8 @@ int attribute_value(int attribute) {
     case drv::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 1;
     case drv::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return 232448;
     case drv::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return 32;
+    case drv::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return 1;
+    case drv::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;  // device memory is host memory here
     default: return -1;
   }
 }

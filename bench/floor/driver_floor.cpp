@@ -1,0 +1,214 @@
+// The driver's own floor for P2/P3-sized work, measured without vyre: what the CUDA driver API
+// costs per call on this machine, so that vyre's per-dispatch overhead can be read as
+// (vyre's time - this floor). Built and run on the GPU machine (not part of the CMake build):
+//
+//   g++ -O2 -std=c++20 -I/usr/local/cuda/include bench/floor/driver_floor.cpp -lcuda -o driver_floor
+//   ./driver_floor > floor.txt
+//
+// Cases (medians of 15 samples; the kernel is a 1024-element u32 xor, 4 blocks of 256):
+//   launch            10k cuLaunchKernel on one stream: enqueue loop / 10k, and until finished / 10k
+//   launch+record     the same with a cuEventRecord after each launch (a fence per dispatch)
+//   launch+wait3      the same with 3 cuStreamWaitEvent before each launch (cross-stream order)
+//   copies_rt         2 H2D (4 KiB each) + memset + launch + D2H + cuStreamSynchronize, pinned
+//   image_rt          1 H2D (12 KiB) + launch + D2H + cuStreamSynchronize
+//   mapped_rt         launch on mapped pinned memory + cuStreamSynchronize
+//   mapped_rt_event   launch on mapped pinned memory + cuEventRecord + cuEventSynchronize
+#include <cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+const char* kPtx = R"(
+.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry xor1024(.param .u64 a, .param .u64 b, .param .u64 o, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd0, [a];
+  ld.param.u64 %rd1, [b];
+  ld.param.u64 %rd2, [o];
+  ld.param.u32 %r0, [n];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  setp.ge.u32 %p0, %r4, %r0;
+  @%p0 bra DONE;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd0, %rd3;
+  add.s64 %rd5, %rd1, %rd3;
+  add.s64 %rd6, %rd2, %rd3;
+  ld.global.b32 %r5, [%rd4];
+  ld.global.b32 %r6, [%rd5];
+  xor.b32 %r7, %r5, %r6;
+  st.global.b32 [%rd6], %r7;
+DONE:
+  ret;
+}
+)";
+
+void check(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  const char* name = nullptr;
+  cuGetErrorName(r, &name);
+  std::fprintf(stderr, "%s failed: %s\n", what, name ? name : "?");
+  std::exit(1);
+}
+
+double now_us() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Kernel {
+  CUfunction fn = nullptr;
+  CUdeviceptr a = 0, b = 0, o = 0;
+  unsigned n = 1024;
+  void* args[4] = {&a, &b, &o, &n};
+  void launch(CUstream s) { check(cuLaunchKernel(fn, 4, 1, 1, 256, 1, 1, 0, s, args, nullptr), "launch"); }
+};
+
+constexpr int kLaunches = 10000;
+constexpr int kSamples = 15;
+
+void report(const char* name, const std::vector<double>& per, const char* unit) {
+  std::printf("%-18s %8.3f %s\n", name, median(per), unit);
+}
+
+void launch_loops(Kernel& k, CUstream s, CUstream other) {
+  std::vector<CUevent> events(kLaunches);
+  for (auto& e : events) check(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "event");
+  CUevent foreign = nullptr;
+  check(cuEventCreate(&foreign, CU_EVENT_DISABLE_TIMING), "event");
+  check(cuEventRecord(foreign, other), "record");
+  for (int mode = 0; mode < 3; ++mode) {
+    std::vector<double> enqueue, total;
+    for (int sample = 0; sample < kSamples + 1; ++sample) {
+      const double t0 = now_us();
+      for (int i = 0; i < kLaunches; ++i) {
+        if (mode == 2) {
+          for (int w = 0; w < 3; ++w) check(cuStreamWaitEvent(s, foreign, 0), "wait");
+        }
+        k.launch(s);
+        if (mode == 1) check(cuEventRecord(events[i], s), "record");
+      }
+      const double t1 = now_us();
+      check(cuStreamSynchronize(s), "sync");
+      const double t2 = now_us();
+      if (sample == 0) continue;  // warm-up
+      enqueue.push_back((t1 - t0) / kLaunches);
+      total.push_back((t2 - t0) / kLaunches);
+    }
+    const char* names[3][2] = {{"launch", "launch_total"}, {"launch+record", "launch+record_total"},
+                               {"launch+wait3", "launch+wait3_total"}};
+    report(names[mode][0], enqueue, "us/launch");
+    report(names[mode][1], total, "us/launch");
+  }
+  for (auto& e : events) cuEventDestroy(e);
+  cuEventDestroy(foreign);
+}
+
+template <class Body>
+void round_trips(const char* name, Body body) {
+  std::vector<double> samples;
+  for (int i = 0; i < 2200; ++i) {
+    const double t0 = now_us();
+    body();
+    if (i >= 200) samples.push_back(now_us() - t0);
+  }
+  report(name, samples, "us");
+}
+
+}  // namespace
+
+int main() {
+  check(cuInit(0), "cuInit");
+  CUdevice dev = 0;
+  check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+  CUcontext ctx = nullptr;
+  check(cuDevicePrimaryCtxRetain(&ctx, dev), "retain");
+  check(cuCtxSetCurrent(ctx), "set current");
+  CUmodule module = nullptr;
+  check(cuModuleLoadData(&module, kPtx), "module");
+  Kernel k;
+  check(cuModuleGetFunction(&k.fn, module, "xor1024"), "function");
+  const std::size_t bytes = 1024 * 4;
+  check(cuMemAlloc(&k.a, 3 * 4096), "alloc");
+  k.b = k.a + 4096;
+  k.o = k.a + 8192;
+  CUstream s = nullptr, other = nullptr;
+  check(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "stream");
+  check(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING), "stream");
+
+  launch_loops(k, s, other);
+
+  void* pinned = nullptr;
+  check(cuMemHostAlloc(&pinned, 3 * 4096, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP), "host alloc");
+  auto* host = static_cast<unsigned char*>(pinned);
+  std::vector<unsigned char> x(bytes, 1), y(bytes, 2), out(bytes);
+  round_trips("copies_rt", [&] {
+    std::memcpy(host, x.data(), bytes);
+    std::memcpy(host + 4096, y.data(), bytes);
+    check(cuMemcpyHtoDAsync(k.a, host, bytes, s), "h2d");
+    check(cuMemcpyHtoDAsync(k.b, host + 4096, bytes, s), "h2d");
+    check(cuMemsetD8Async(k.o, 0, bytes, s), "memset");
+    k.launch(s);
+    check(cuMemcpyDtoHAsync(host + 8192, k.o, bytes, s), "d2h");
+    check(cuStreamSynchronize(s), "sync");
+    std::memcpy(out.data(), host + 8192, bytes);
+  });
+  round_trips("image_rt", [&] {
+    std::memcpy(host, x.data(), bytes);
+    std::memcpy(host + 4096, y.data(), bytes);
+    std::memset(host + 8192, 0, bytes);
+    check(cuMemcpyHtoDAsync(k.a, host, 3 * 4096, s), "h2d");
+    k.launch(s);
+    check(cuMemcpyDtoHAsync(host + 8192, k.o, bytes, s), "d2h");
+    check(cuStreamSynchronize(s), "sync");
+    std::memcpy(out.data(), host + 8192, bytes);
+  });
+  Kernel mapped = k;
+  mapped.args[0] = &mapped.a;
+  mapped.args[1] = &mapped.b;
+  mapped.args[2] = &mapped.o;
+  mapped.args[3] = &mapped.n;
+  mapped.a = reinterpret_cast<CUdeviceptr>(host);
+  mapped.b = mapped.a + 4096;
+  mapped.o = mapped.a + 8192;
+  round_trips("mapped_rt", [&] {
+    std::memcpy(host, x.data(), bytes);
+    std::memcpy(host + 4096, y.data(), bytes);
+    std::memset(host + 8192, 0, bytes);
+    mapped.launch(s);
+    check(cuStreamSynchronize(s), "sync");
+    std::memcpy(out.data(), host + 8192, bytes);
+  });
+  const bool mapped_ok = out[0] == 3 && out[bytes - 1] == 3;
+  CUevent fence = nullptr;
+  check(cuEventCreate(&fence, CU_EVENT_DISABLE_TIMING), "event");
+  round_trips("mapped_rt_event", [&] {
+    std::memcpy(host, x.data(), bytes);
+    std::memcpy(host + 4096, y.data(), bytes);
+    std::memset(host + 8192, 0, bytes);
+    mapped.launch(s);
+    check(cuEventRecord(fence, s), "record");
+    check(cuEventSynchronize(fence), "event sync");
+    std::memcpy(out.data(), host + 8192, bytes);
+  });
+  std::printf("mapped_result_ok   %d\n", mapped_ok ? 1 : 0);
+  return mapped_ok ? 0 : 1;
+}
