@@ -162,9 +162,11 @@ std::vector<std::size_t> Program::output_sizes(std::span<const Bytes> inputs) co
       const std::size_t slot = static_cast<std::size_t>(it - in.begin());
       bytes = slot < inputs.size() ? inputs[slot].size() : 0;
     }
+    // Never more than the buffer: a range past a runtime-sized buffer's end (only checkable at
+    // dispatch) must become the kit's INVALID_ARGUMENT, not a huge allocation here.
     if (buffer.output_byte_range)
-      bytes = buffer.output_byte_range->end - std::min(buffer.output_byte_range->begin,
-                                                       buffer.output_byte_range->end);
+      bytes = std::min(bytes, buffer.output_byte_range->end - std::min(buffer.output_byte_range->begin,
+                                                                       buffer.output_byte_range->end));
     sizes.push_back(static_cast<std::size_t>(bytes));
   }
   return sizes;

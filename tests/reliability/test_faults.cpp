@@ -185,3 +185,22 @@ TEST_CASE("bad sizes and capacities are INVALID_ARGUMENT before any work") {
   CHECK(failure_of([&] { backend.compile_wire(std::vector<std::uint8_t>{1, 2, 3}); }).code ==
         VYRE_ERR_DECODE);
 }
+
+TEST_CASE("fuzz finding: an output_byte_range past a runtime-sized buffer is INVALID_ARGUMENT") {
+  // fuzz/regressions/dispatch/crash-6a4bb46d...: the host wrapper sized the output from the range
+  // alone (about 2^60 bytes here) before the kit could reject the range against the bound length.
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  vyre::Buf x = b.buffer("x", Access::ReadWrite, Type::U32);  // runtime-sized: the range is checked at dispatch
+  b.output_range(x, 4, 1ull << 60);
+  vyre::Expr i = b.let("i", invocation_id(0));
+  b.store(x, i, x[i] + u32(1));
+  vyre::host::Backend backend = reference();
+  vyre::host::Program program = backend.compile(b.build());
+  const ByteVector in = bytes_of(Words(8, 1));
+  const Bytes inputs[] = {in};
+  const Failure f = failure_of([&] { backend.dispatch(program, inputs); });
+  CHECK(f.code == VYRE_ERR_INVALID_ARGUMENT);
+  CHECK(has_fix(f));
+  CHECK(failure_of([&] { backend.dispatch_async(program, inputs).wait(); }).code == VYRE_ERR_INVALID_ARGUMENT);
+}

@@ -13,6 +13,7 @@
 
 #include "gpu_support.hpp"
 #include "test_programs.hpp"
+#include "vyre/builder.hpp"
 #include "vyre/json.hpp"
 
 namespace {

@@ -96,8 +96,9 @@ typename P::template F<B> pow2(B& b, const typename B::B32& k) {
   return P::from_bits(b, b.shl(wide, b.u32(P::kMantissaBits)));
 }
 
-// x * 2^k in two exact steps, so the result rounds once: overflow gives inf, underflow rounds
-// correctly into the subnormals. k must satisfy |k| <= 2 * (kBias - 1).
+// x * 2^k in two steps, x * 2^(k>>1) exact and the second multiplication rounding once: overflow
+// gives inf, underflow rounds once into the subnormals. For x within a few binades of 1 and
+// |k| <= 2 * (kBias - 1), so that both powers of two and x * 2^(k>>1) are normal.
 template <class P, class B>
 typename P::template F<B> scale(B& b, const typename P::template F<B>& x, const typename B::B32& k) {
   auto k1 = b.shr_s(k, b.u32(1));
