@@ -30,7 +30,8 @@ bool any_workgroup_buffer(const Program& program) {
                      [](const BufferDecl& d) { return d.access == Access::Workgroup; });
 }
 
-std::array<std::uint32_t, 3> checked_workgroup(const Program& program, const DispatchConfig& config) {
+std::array<std::uint32_t, 3> checked_workgroup(const Program& program, const DispatchConfig& config,
+                                               bool subgroup_ops) {
   auto workgroup = config.workgroup_override.value_or(program.workgroup_size);
   std::string_view source = config.workgroup_override ? "workgroup_override" : "workgroup_size";
   if (workgroup[0] == 0 || workgroup[1] == 0 || workgroup[2] == 0)
@@ -41,7 +42,7 @@ std::array<std::uint32_t, 3> checked_workgroup(const Program& program, const Dis
          fmt::format("{} {} has {} invocations, more than 1024", source, axes(workgroup),
                      product(workgroup)),
          "use a workgroup whose x*y*z is at most 1024");
-  if (uses_subgroup_ops(program) && product(workgroup) % 32 != 0)
+  if (subgroup_ops && product(workgroup) % 32 != 0)
     fail(VYRE_ERR_INVALID_ARGUMENT,
          fmt::format("the program uses subgroup ops but {} {} has {} invocations, not a multiple "
                      "of 32", source, axes(workgroup), product(workgroup)),
@@ -114,8 +115,18 @@ bool needs_full_workgroups(const Program& program) {
       detail::is_subgroup_op);
 }
 
+ProgramTraits program_traits(const Program& program) {
+  return ProgramTraits{needs_full_workgroups(program), uses_subgroup_ops(program)};
+}
+
 LaunchGeometry resolve_geometry(const Program& program, const DispatchConfig& config,
                                 std::span<const std::uint64_t> buffer_elements) {
+  return resolve_geometry(program, config, buffer_elements, program_traits(program));
+}
+
+LaunchGeometry resolve_geometry(const Program& program, const DispatchConfig& config,
+                                std::span<const std::uint64_t> buffer_elements,
+                                const ProgramTraits& traits) {
   if (buffer_elements.size() != program.buffers.size())
     fail(VYRE_ERR_INVALID_ARGUMENT,
          fmt::format("resolve_geometry got {} buffer element counts for a program with {} buffers",
@@ -126,12 +137,12 @@ LaunchGeometry resolve_geometry(const Program& program, const DispatchConfig& co
          "use fixpoint_iterations >= 1 (1 runs the program once)");
 
   LaunchGeometry geometry;
-  geometry.workgroup = checked_workgroup(program, config);
+  geometry.workgroup = checked_workgroup(program, config, traits.subgroup_ops);
   geometry.n = config.dispatch_elements.value_or(default_elements(program, buffer_elements));
   geometry.grid = config.grid ? *config.grid : grid_for(geometry.n, geometry.workgroup);
   if (config.grid) check_grid(geometry.grid, geometry.workgroup);
   if (!config.grid) check_grid({std::max(geometry.grid[0], 1u), 1, 1}, geometry.workgroup);
-  geometry.tail_guard = !needs_full_workgroups(program) && !config.grid;
+  geometry.tail_guard = !traits.full_workgroups && !config.grid;
   geometry.fixpoint_iterations = config.fixpoint_iterations;
   return geometry;
 }

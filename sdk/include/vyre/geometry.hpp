@@ -32,6 +32,14 @@ bool has_grid_sync(const Program& program);
 // SubgroupSize are builtins, defined for any workgroup size, and do not count.
 bool uses_subgroup_ops(const Program& program);
 
+// What resolve_geometry needs to know about a program's body; compute it once per program
+// (kit::CompiledProgram does) rather than walking the body on every dispatch.
+struct ProgramTraits {
+  bool full_workgroups = false;  // needs_full_workgroups
+  bool subgroup_ops = false;     // uses_subgroup_ops
+};
+ProgramTraits program_traits(const Program& program);
+
 // Resolve the geometry of a dispatch. `buffer_elements[i]` is the element count bound to
 // program.buffers[i] (for workgroup buffers, their declared count). Throws vyre::Error
 // (VYRE_ERR_INVALID_ARGUMENT or VYRE_ERR_LIMIT) when the config is inconsistent: a zero grid or
@@ -40,5 +48,9 @@ bool uses_subgroup_ops(const Program& program);
 // program whose workgroup is not a multiple of 32.
 LaunchGeometry resolve_geometry(const Program& program, const DispatchConfig& config,
                                 std::span<const std::uint64_t> buffer_elements);
+// The same with the program's traits already known (`traits` must be program_traits(program)).
+LaunchGeometry resolve_geometry(const Program& program, const DispatchConfig& config,
+                                std::span<const std::uint64_t> buffer_elements,
+                                const ProgramTraits& traits);
 
 }  // namespace vyre

@@ -51,15 +51,17 @@ class CompiledProgram {
   const std::string& fingerprint() const { return fingerprint_; }  // hex SHA-256 of wire bytes
   const std::vector<std::size_t>& input_buffers() const { return inputs_; }    // buffer indices
   const std::vector<std::size_t>& output_buffers() const { return outputs_; }  // buffer indices
-  bool full_workgroups() const { return full_workgroups_; }
+  bool full_workgroups() const { return traits_.full_workgroups; }
   bool grid_sync() const { return grid_sync_; }
+  // Computed once here, passed to resolve_geometry on every dispatch.
+  const ProgramTraits& traits() const { return traits_; }
 
  private:
   Program program_;
   std::string fingerprint_;
   std::vector<std::size_t> inputs_;
   std::vector<std::size_t> outputs_;
-  bool full_workgroups_ = false;
+  ProgramTraits traits_;
   bool grid_sync_ = false;
 };
 

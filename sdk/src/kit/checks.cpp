@@ -16,23 +16,24 @@ std::string describe(const BufferDecl& buffer, std::size_t index) {
 std::uint64_t bound_elements(const BufferDecl& buffer, std::uint64_t byte_len,
                              std::string_view role) {
   const std::uint64_t size = byte_size(buffer.element);
-  const std::string who = std::string(role) + " '" + buffer.name + "'";
+  // Named only on failure: this runs for every buffer of every dispatch.
+  auto who = [&] { return std::string(role) + " '" + buffer.name + "'"; };
   if (byte_len % size != 0)
     fail(VYRE_ERR_INVALID_ARGUMENT,
-         who + " has " + std::to_string(byte_len) + " bytes, not a multiple of the " +
+         who() + " has " + std::to_string(byte_len) + " bytes, not a multiple of the " +
              std::string(type_name(buffer.element)) + " element size " + std::to_string(size),
          "pass whole elements");
   const std::uint64_t elements = byte_len / size;
   if (buffer.count > 0 && elements != buffer.count)
     fail(VYRE_ERR_INVALID_ARGUMENT,
-         who + " has " + std::to_string(byte_len) + " bytes but is declared with " +
+         who() + " has " + std::to_string(byte_len) + " bytes but is declared with " +
              std::to_string(buffer.count) + " " + std::string(type_name(buffer.element)) +
              " elements (" + std::to_string(buffer.count * size) + " bytes)",
          "pass exactly count * element size bytes, or declare the buffer with count 0 "
          "(runtime-sized)");
   if (elements > 0xFFFFFFFFull)
     fail(VYRE_ERR_LIMIT,
-         who + " binds " + std::to_string(elements) + " elements; buffers hold fewer than 2^32",
+         who() + " binds " + std::to_string(elements) + " elements; buffers hold fewer than 2^32",
          "split the data across several buffers or dispatches");
   return elements;
 }
@@ -45,7 +46,7 @@ void check_config_ops(const DispatchConfig& config) {
 LaunchGeometry checked_geometry(const CompiledProgram& program, const DispatchConfig& config,
                                 std::span<const std::uint64_t> buffer_elements) {
   check_config_ops(config);
-  return resolve_geometry(program.program(), config, buffer_elements);
+  return resolve_geometry(program.program(), config, buffer_elements, program.traits());
 }
 
 }  // namespace vyre::kit::detail

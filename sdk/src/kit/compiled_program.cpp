@@ -9,7 +9,7 @@ CompiledProgram::CompiledProgram(Program program, std::string fingerprint)
     : program_(std::move(program)), fingerprint_(std::move(fingerprint)) {
   inputs_ = program_.input_indices();
   outputs_ = program_.output_indices();
-  full_workgroups_ = needs_full_workgroups(program_);
+  traits_ = program_traits(program_);
   grid_sync_ = has_grid_sync(program_);
 }
 

@@ -72,6 +72,17 @@ void check_range(const ResidentBuffer& buffer, std::uint64_t offset, std::uint64
        "keep offset + byte_len within the buffer");
 }
 
+// The bindings as a checked array. Their name for messages ("<what>.bindings") is built only when
+// the array is malformed: this runs for every resident dispatch.
+abi::StridedArray<vyre_binding> binding_array(const vyre_binding* bindings, std::size_t count,
+                                              std::string_view what) {
+  try {
+    return abi::StridedArray<vyre_binding>(bindings, count, "bindings");
+  } catch (const Error&) {
+    return abi::StridedArray<vyre_binding>(bindings, count, std::string(what) + ".bindings");
+  }
+}
+
 }  // namespace
 
 ResidentDispatch make_resident_dispatch(Instance& instance,
@@ -90,7 +101,7 @@ ResidentDispatch make_resident_dispatch(Instance& instance,
              " bindings but the program has " + std::to_string(expected) +
              " non-workgroup buffers",
          "pass one binding per non-workgroup buffer, in declaration order");
-  abi::StridedArray<vyre_binding> array(bindings, binding_count, std::string(what) + ".bindings");
+  const abi::StridedArray<vyre_binding> array = binding_array(bindings, binding_count, what);
   d.bindings.resize(p.buffers.size());
   d.buffer_elements.resize(p.buffers.size());
   std::size_t next = 0;

@@ -337,7 +337,8 @@ TEST_CASE("elementwise programs get a vectorised entry; others do not") {
   CHECK(lowered.elementwise->invocations_per_thread == 4);
   CHECK(lowered.whole.invocations_per_thread == 1);
   CHECK(lowered.elementwise->params.size() == lowered.whole.params.size());
-  const auto& text = find_entry(ptx_test::entries(lowered.ptx), "vyre_elementwise");
+  const auto texts = ptx_test::entries(lowered.ptx);
+  const auto& text = find_entry(texts, "vyre_elementwise");
   auto count = [&](std::string_view opcode) {
     return std::count_if(text.instructions.begin(), text.instructions.end(),
                          [&](const auto& i) { return ptx_test::opcode(i) == opcode; });

@@ -11,11 +11,11 @@ std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count());
 }
 
-DeviceWork::DeviceWork(std::shared_ptr<Runtime> runtime, std::string what)
-    : runtime_(std::move(runtime)), what_(std::move(what)), stream_(runtime_->streams().acquire()) {}
+DeviceWork::DeviceWork(std::shared_ptr<Runtime> runtime, const char* what)
+    : runtime_(std::move(runtime)), what_(what), stream_(runtime_->streams().acquire()) {}
 
-DeviceWork::DeviceWork(std::shared_ptr<Runtime> runtime, std::string what, StreamLease stream)
-    : runtime_(std::move(runtime)), what_(std::move(what)), stream_(std::move(stream)) {}
+DeviceWork::DeviceWork(std::shared_ptr<Runtime> runtime, const char* what, StreamLease stream)
+    : runtime_(std::move(runtime)), what_(what), stream_(std::move(stream)) {}
 
 DeviceWork::~DeviceWork() { finish_before_destroy(); }
 

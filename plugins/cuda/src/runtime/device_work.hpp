@@ -24,8 +24,8 @@ namespace vyre::cuda {
 
 class DeviceWork {
  public:
-  DeviceWork(std::shared_ptr<Runtime> runtime, std::string what);
-  DeviceWork(std::shared_ptr<Runtime> runtime, std::string what, StreamLease stream);
+  DeviceWork(std::shared_ptr<Runtime> runtime, const char* what);
+  DeviceWork(std::shared_ptr<Runtime> runtime, const char* what, StreamLease stream);
   virtual ~DeviceWork();
   DeviceWork(const DeviceWork&) = delete;
   DeviceWork& operator=(const DeviceWork&) = delete;
@@ -49,7 +49,7 @@ class DeviceWork {
   void finish_before_destroy() noexcept;
 
   std::shared_ptr<Runtime> runtime_;
-  std::string what_;
+  const char* what_;  // a literal naming the work in messages
   StreamLease stream_;
   EventRef fence_;
   std::vector<Block> blocks_;  // released when the work finishes

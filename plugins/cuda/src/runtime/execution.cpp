@@ -122,8 +122,13 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
                        drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing) {
   if (plan.kernels.empty()) return;
   const Driver& driver = runtime.driver();
-  LaunchBindings bound = bindings;
-  bound.grid_barrier = plan.cooperative ? barrier : 0;
+  // Only a cooperative launch binds the barrier (a copy of the bindings: rare, and not per launch).
+  LaunchBindings cooperative_bindings;
+  if (plan.cooperative) {
+    cooperative_bindings = bindings;
+    cooperative_bindings.grid_barrier = barrier;
+  }
+  const LaunchBindings& bound = plan.cooperative ? cooperative_bindings : bindings;
   for (std::uint32_t round = 0; round < plan.geometry.fixpoint_iterations; ++round) {
     for (const KernelFunction* kernel : plan.kernels) {
       KernelArgs args(kernel->entry, bound);

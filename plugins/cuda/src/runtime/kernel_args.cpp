@@ -16,14 +16,22 @@ constexpr const char* kLayoutFix =
     "this is a bug in the vyre CUDA runtime or PTX emitter: KernelEntry::params must follow the "
     "layout of lowering.hpp; report it with the program";
 
-std::uint64_t u32_value(std::uint64_t value, std::string_view what, const KernelEntry& entry) {
-  if (value > UINT32_MAX) {
-    fail(VYRE_ERR_LIMIT,
-         fmt::format("Kernel `{}`: {} is {}, which does not fit the kernel's u32 parameter",
-                     entry.name, what, value),
-         "bind fewer than 2^32 elements per buffer and dispatch fewer than 2^32 elements; split "
-         "larger work into several dispatches");
-  }
+[[noreturn]] void fail_u32(std::uint64_t value, std::string_view what, const KernelEntry& entry) {
+  fail(VYRE_ERR_LIMIT,
+       fmt::format("Kernel `{}`: {} is {}, which does not fit the kernel's u32 parameter", entry.name,
+                   what, value),
+       "bind fewer than 2^32 elements per buffer and dispatch fewer than 2^32 elements; split "
+       "larger work into several dispatches");
+}
+
+// The message is formatted only on failure: this runs for every parameter of every launch.
+std::uint64_t count_value(std::uint64_t value, std::uint32_t buffer, const KernelEntry& entry) {
+  if (value > UINT32_MAX) fail_u32(value, fmt::format("the element count of buffer {}", buffer), entry);
+  return value;
+}
+
+std::uint64_t n_value(std::uint64_t value, const KernelEntry& entry) {
+  if (value > UINT32_MAX) fail_u32(value, "the dispatch element count N", entry);
   return value;
 }
 
@@ -39,10 +47,8 @@ std::uint64_t param_value(const KernelParam& param, const KernelEntry& entry,
   }
   switch (param.kind) {
     case ParamKind::BufferPointer: return bindings.pointers[param.buffer];
-    case ParamKind::ElementCount:
-      return u32_value(bindings.elements[param.buffer],
-                       fmt::format("the element count of buffer {}", param.buffer), entry);
-    case ParamKind::DispatchN: return u32_value(bindings.n, "the dispatch element count N", entry);
+    case ParamKind::ElementCount: return count_value(bindings.elements[param.buffer], param.buffer, entry);
+    case ParamKind::DispatchN: return n_value(bindings.n, entry);
     case ParamKind::TailGuard: return bindings.tail_guard ? 1 : 0;
     case ParamKind::GridBarrier:
       if (bindings.grid_barrier == 0) {

@@ -9,12 +9,31 @@ namespace {
 
 constexpr std::uint64_t kAlignment = 256;
 
+// Every non-workgroup buffer is bound to a resident buffer (nothing to stage).
+bool all_resident(const kit::ResidentDispatch& dispatch) {
+  const Program& program = dispatch.program->program();
+  for (std::size_t i = 0; i < dispatch.bindings.size() && i < program.buffers.size(); ++i) {
+    if (program.buffers[i].access != Access::Workgroup && !dispatch.bindings[i].resident) return false;
+  }
+  return true;
+}
+
+std::vector<drv::CUdeviceptr> resident_pointers(const kit::ResidentDispatch& dispatch) {
+  const Program& program = dispatch.program->program();
+  std::vector<drv::CUdeviceptr> pointers(program.buffers.size(), 0);
+  for (std::size_t i = 0; i < dispatch.bindings.size() && i < program.buffers.size(); ++i) {
+    if (dispatch.bindings[i].resident) pointers[i] = cuda_resident(*dispatch.bindings[i].resident).pointer();
+  }
+  return pointers;
+}
+
 }  // namespace
 
 std::vector<drv::CUdeviceptr> bind_resident(Runtime& runtime, const kit::ResidentDispatch& dispatch,
                                             bool allow_host, Block& staging, Block& device,
                                             drv::CUstream stream) {
   const Program& program = dispatch.program->program();
+  if (all_resident(dispatch)) return resident_pointers(dispatch);
   std::vector<std::uint64_t> host_sizes;
   for (std::size_t i = 0; i < dispatch.bindings.size(); ++i) {
     const kit::Binding& binding = dispatch.bindings[i];
@@ -80,13 +99,13 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
   const drv::CUstream s = stream();
   for (const kit::Binding& binding : dispatch.bindings) in_flight_.add(binding.resident);
 
-  // The blocks live in blocks_ from the start, so a failure part-way keeps them until the stream
-  // has drained (DeviceWork).
-  blocks_.resize(3);
-  Block& staging = blocks_[0];
-  Block& device = blocks_[1];
-  Block& barrier = blocks_[2];
-  barrier = rt.device_memory().acquire(plan.grid_barrier_bytes);
+  // Blocks that queued work uses live in blocks_ from the start, so a failure part-way keeps them
+  // until the stream has drained (DeviceWork). Resident bindings without a grid barrier need none.
+  drv::CUdeviceptr barrier = 0;
+  if (plan.grid_barrier_bytes > 0) {
+    blocks_.push_back(rt.device_memory().acquire(plan.grid_barrier_bytes));
+    barrier = blocks_.back().address();
+  }
   ResidentOrder order(rt, s);
   for (const auto& buffer : in_flight_.buffers()) order.use(cuda_resident(*buffer));
   if (timed) {
@@ -94,9 +113,14 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
     timing_end_ = rt.events().acquire(true);
     driver.check(driver.cuEventRecord(timing_start_->get(), s), "cuEventRecord(start)");
   }
-  auto pointers = bind_resident(rt, dispatch, true, staging, device, s);
-  enqueue_execution(rt, plan, make_bindings(plan, std::move(pointers), dispatch.buffer_elements), s,
-                    barrier.address());
+  std::vector<drv::CUdeviceptr> pointers;
+  if (all_resident(dispatch)) {
+    pointers = resident_pointers(dispatch);
+  } else {
+    blocks_.resize(blocks_.size() + 2);  // staging, then device memory for the host bindings
+    pointers = bind_resident(rt, dispatch, true, blocks_[blocks_.size() - 2], blocks_.back(), s);
+  }
+  enqueue_execution(rt, plan, make_bindings(plan, std::move(pointers), dispatch.buffer_elements), s, barrier);
   if (timed) driver.check(driver.cuEventRecord(timing_end_->get(), s), "cuEventRecord(end)");
   Telemetry::add(rt.telemetry().dispatches);
   seal();
