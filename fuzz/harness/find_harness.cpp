@@ -8,6 +8,7 @@ Harness find_harness(std::string_view name) {
   if (name == "validate") return &validator;
   if (name == "certificate") return &certificate;
   if (name == "aot_manifest") return &aot_manifest;
+  if (name == "dispatch") return &reference_dispatch;
   return nullptr;
 }
 

@@ -262,11 +262,11 @@ std::uint64_t model(BinOp op, Type t, std::uint64_t abits, std::uint64_t bbits) 
       return clamp(t, a * b);  // |a*b| <= 2^126 for the signed and 32-bit types
     }
     case BinOp::MulHigh: {
-      __int128 p = a * b;  // exact for 32-bit; for 64-bit unsigned use the unsigned product
-      if (w == 64 && !info(t).is_signed) {
+      if (w == 64 && !info(t).is_signed) {  // before a * b, which overflows __int128 for u64
         unsigned __int128 up = static_cast<unsigned __int128>(abits) * bbits;
         return static_cast<std::uint64_t>(up >> 64);
       }
+      __int128 p = a * b;  // exact for the signed and 32-bit types
       return wrap(t, p >> w);  // arithmetic shift: floor division by 2^w
     }
     case BinOp::And: return abits & bbits;

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kTargets[] = {"wire", "json", "validate", "certificate", "aot_manifest"};
+constexpr const char* kTargets[] = {"wire", "json", "validate", "certificate", "aot_manifest", "dispatch"};
 
 std::vector<std::uint8_t> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -9,9 +9,11 @@
 //
 // Large |x| (Payne-Hanek, exact integer arithmetic, shared by f32 and f64): x = m * 2^e (m a
 // 53-bit integer). Only the bits of 2/pi from position e-1 on matter modulo 4, so a 192-bit window
-// W of 2/pi (from the table) gives x * 2/pi mod 4 = m * W / 2^190 with an error below 2^-137.
-// Bits 64..191 of the product m * W hold the quadrant (top two bits) and a 126-bit fraction, which
-// is rounded to the nearest quadrant, normalized with clz and converted to a double-word.
+// W of 2/pi (from the table) gives x * 2/pi mod 4 = m * W / 2^190 (truncation error < 2^-137).
+// Bits 64..191 of the product m * W hold the quadrant (top two bits) and a 126-bit fraction
+// (dropping bits 0..63 costs < 2^-126), which is rounded to the nearest quadrant, normalized with
+// clz and converted to a double-word. The closest double to a multiple of pi/2 is ~2^-61 away, so
+// the reduced argument keeps a relative accuracy better than 2^-64.
 #pragma once
 
 #include <limits>
