@@ -13,6 +13,8 @@
 //   image_rt          1 H2D (12 KiB) + launch + D2H + cuStreamSynchronize
 //   mapped_rt         launch on mapped pinned memory + cuStreamSynchronize
 //   mapped_rt_event   launch on mapped pinned memory + cuEventRecord + cuEventSynchronize
+//   launch_burst100   100 launches then a sync: the launch's host cost while the queue is short
+//   graphN_per_node   replaying a captured graph of N launches: host time per kernel (and total)
 #include <cuda.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -122,6 +125,45 @@ void launch_loops(Kernel& k, CUstream s, CUstream other) {
   cuEventDestroy(foreign);
 }
 
+// Host cost of a launch while the queue is short (100 launches, then a sync), and of replaying a
+// captured graph of 1 or 16 launches (what batching dispatches into graphs would cost).
+void burst_and_graphs(Kernel& k, CUstream s) {
+  std::vector<double> burst;
+  for (int sample = 0; sample < 200; ++sample) {
+    const double t0 = now_us();
+    for (int i = 0; i < 100; ++i) k.launch(s);
+    const double t1 = now_us();
+    check(cuStreamSynchronize(s), "sync");
+    if (sample >= 20) burst.push_back((t1 - t0) / 100);
+  }
+  report("launch_burst100", burst, "us/launch");
+  for (int nodes : {1, 16}) {
+    check(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "capture");
+    for (int i = 0; i < nodes; ++i) k.launch(s);
+    CUgraph graph = nullptr;
+    check(cuStreamEndCapture(s, &graph), "end capture");
+    CUgraphExec exec = nullptr;
+    check(cuGraphInstantiateWithFlags(&exec, graph, 0), "instantiate");
+    std::vector<double> enqueue, total;
+    const int replays = 10000 / nodes;
+    for (int sample = 0; sample < kSamples + 1; ++sample) {
+      const double t0 = now_us();
+      for (int i = 0; i < replays; ++i) check(cuGraphLaunch(exec, s), "graph launch");
+      const double t1 = now_us();
+      check(cuStreamSynchronize(s), "sync");
+      const double t2 = now_us();
+      if (sample == 0) continue;
+      enqueue.push_back((t1 - t0) / (replays * nodes));
+      total.push_back((t2 - t0) / (replays * nodes));
+    }
+    const std::string name = "graph" + std::to_string(nodes);
+    report((name + "_per_node").c_str(), enqueue, "us/kernel");
+    report((name + "_per_node_total").c_str(), total, "us/kernel");
+    cuGraphExecDestroy(exec);
+    cuGraphDestroy(graph);
+  }
+}
+
 template <class Body>
 void round_trips(const char* name, Body body) {
   std::vector<double> samples;
@@ -155,6 +197,7 @@ int main() {
   check(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING), "stream");
 
   launch_loops(k, s, other);
+  burst_and_graphs(k, s);
 
   void* pinned = nullptr;
   check(cuMemHostAlloc(&pinned, 3 * 4096, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP), "host alloc");

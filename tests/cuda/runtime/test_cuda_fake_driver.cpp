@@ -507,8 +507,14 @@ TEST_CASE("a sequence equals step-by-step dispatch; repeated steps replay one gr
     return std::pair{x, y};
   };
   const auto [sx, sy] = fresh();
+  Delta repeats(fake());
   for (int r = 0; r < 10; ++r) fake().dispatch_resident(mix, std::vector<Binding>{Binding::of(sx), Binding::of(sy)});
   const auto step_x = words(fake().download(sx, 0, n * 4));
+  // The same launch 10 times: direct, then a one-node graph built on the repeat and replayed.
+  CHECK(repeats("repeat_graph_builds") == 1);
+  CHECK(repeats("repeat_graph_launches") == 9);
+  CHECK(repeats("kernel_launches") == 10);
+  CHECK(FakeScope::stats().graph_launches == 9);
 
   const auto [qx, qy] = fresh();
   std::vector<std::uint32_t> out_x(n), out_y(n / 2);
@@ -523,7 +529,7 @@ TEST_CASE("a sequence equals step-by-step dispatch; repeated steps replay one gr
   CHECK(out_y == std::vector<std::uint32_t>(y0.begin() + n / 2, y0.end()));
   CHECK(delta("graph_launches") == 9);
   CHECK(delta("d2h_operations") == 2);
-  CHECK(FakeScope::stats().graph_launches == 9);
+  CHECK(FakeScope::stats().graph_launches == 9 + 9);
 }
 
 TEST_CASE("a repeated sequence of 1000 steps is correct") {

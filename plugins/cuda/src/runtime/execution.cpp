@@ -119,7 +119,8 @@ LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr>
 }
 
 void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
-                       drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing) {
+                       drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing,
+                       RepeatLaunches* repeats) {
   if (plan.kernels.empty()) return;
   const Driver& driver = runtime.driver();
   // Only a cooperative launch binds the barrier (a copy of the bindings: rare, and not per launch).
@@ -155,6 +156,8 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
         result = driver.cuLaunchCooperativeKernel(kernel->function, g[0], g[1], g[2], b[0], b[1], b[2], 0,
                                                   stream, args.slots());
         Telemetry::add(runtime.telemetry().cooperative_launches);
+      } else if (repeats != nullptr && !capturing) {
+        result = repeats->launch(kernel->function, g, b, args, stream);
       } else {
         result = driver.cuLaunchKernel(kernel->function, g[0], g[1], g[2], b[0], b[1], b[2], 0, stream,
                                        args.slots(), nullptr);

@@ -46,8 +46,10 @@ LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr>
 // Queue every launch of `plan` on `stream`. Cooperative plans need `barrier`, a device block of at
 // least plan.grid_barrier_bytes; it is zeroed on the stream before each launch. `capturing`: the
 // launches are being recorded into a graph (counted when the graph is replayed, not here).
+// `repeats`: queue non-cooperative launches through it (repeat_launch.hpp).
 void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
-                       drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing = false);
+                       drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing = false,
+                       RepeatLaunches* repeats = nullptr);
 
 // The launches of a non-cooperative plan as graph nodes, in launch order.
 std::vector<GraphNodeSpec> graph_nodes(const ExecPlan& plan, const LaunchBindings& bindings);

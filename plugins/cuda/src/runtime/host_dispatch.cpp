@@ -97,7 +97,8 @@ void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, boo
   }
   const drv::CUdeviceptr barrier = pointers.back();
   pointers.pop_back();
-  enqueue_execution(rt, plan, make_bindings(plan, pointers, dispatch.buffer_elements), s, barrier);
+  enqueue_execution(rt, plan, make_bindings(plan, pointers, dispatch.buffer_elements), s, barrier, false,
+                    &rt.repeat_launches());
   pointers_ = std::move(pointers);
   read_back(dispatch, layout, staging);
   if (timed) driver.check(driver.cuEventRecord(timing_end_->get(), s), "cuEventRecord(end)");

@@ -67,8 +67,10 @@ CudaResident& cuda_resident(kit::ResidentBuffer& buffer) {
   return *resident;
 }
 
-ResidentOrder::ResidentOrder(Runtime& runtime, drv::CUstream stream)
-    : runtime_(runtime), stream_(stream), lock_(runtime.order_mutex()) {}
+ResidentOrder::ResidentOrder(Runtime& runtime, drv::CUstream stream, std::size_t buffers)
+    : runtime_(runtime), stream_(stream), lock_(runtime.order_mutex()) {
+  used_.reserve(buffers);
+}
 
 void ResidentOrder::use(CudaResident& buffer) {
   if (std::find(used_.begin(), used_.end(), &buffer) != used_.end()) return;
@@ -90,7 +92,7 @@ drv::CUstream common_last_stream(Runtime& runtime, std::span<CudaResident* const
   std::lock_guard lock(runtime.order_mutex());
   drv::CUstream common = nullptr;
   for (const CudaResident* buffer : buffers) {
-    if (!buffer->last) continue;
+    if (buffer == nullptr || !buffer->last) continue;
     if (common != nullptr && buffer->last_stream != common) return nullptr;
     common = buffer->last_stream;
   }

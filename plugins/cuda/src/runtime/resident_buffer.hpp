@@ -42,6 +42,7 @@ CudaResident& cuda_resident(kit::ResidentBuffer& buffer);
 
 // The stream on which the last operations of all of `buffers` were queued, when it is one stream
 // (work queued there needs no cross-stream wait for them); null otherwise or when none has one.
+// Null entries in `buffers` are skipped.
 drv::CUstream common_last_stream(Runtime& runtime, std::span<CudaResident* const> buffers);
 
 // Orders one operation after the earlier operations on the buffers it touches. Holds the
@@ -49,7 +50,7 @@ drv::CUstream common_last_stream(Runtime& runtime, std::span<CudaResident* const
 // atomic across threads.
 class ResidentOrder {
  public:
-  ResidentOrder(Runtime& runtime, drv::CUstream stream);
+  ResidentOrder(Runtime& runtime, drv::CUstream stream, std::size_t buffers = 0);
   // The stream waits for `buffer`'s last operation (once per buffer; not at all when that
   // operation was queued on this stream).
   void use(CudaResident& buffer);
@@ -68,6 +69,7 @@ class ResidentOrder {
 class InFlightGuard {
  public:
   InFlightGuard() = default;
+  void reserve(std::size_t count) { buffers_.reserve(count); }
   void add(const std::shared_ptr<kit::ResidentBuffer>& buffer);
   void clear();
   ~InFlightGuard() { clear(); }

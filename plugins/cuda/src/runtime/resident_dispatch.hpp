@@ -21,7 +21,9 @@ class ResidentRun final : public DeviceWork {
 
  private:
   ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch, StreamLease stream);
-  void queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed);
+  // `bound`: the CudaResident of each binding (null for host and workgroup bindings).
+  void queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed,
+             const std::vector<CudaResident*>& bound);
   void on_finish() override;
 
   std::shared_ptr<const kit::CompiledProgram> program_;

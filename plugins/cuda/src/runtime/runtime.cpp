@@ -71,13 +71,15 @@ Runtime::Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info,
       staging_("pinned host memory", staging_hooks(context_, telemetry_), kGiB / 2),
       deferred_(context_),
       modules_(context_, telemetry_, target_for_device(device_)),
-      graphs_(kGraphCacheCapacity) {
+      graphs_(kGraphCacheCapacity),
+      repeats_(context_, telemetry_) {
   context_.bind();
 }
 
 Runtime::~Runtime() {
   context_.bind_quietly();  // teardown continues regardless: each member releases what it can
   graphs_.clear();
+  repeats_.clear();
 }
 
 BlockPoolHooks Runtime::device_hooks(const Context& context, Telemetry& telemetry) {

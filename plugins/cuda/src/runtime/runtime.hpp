@@ -16,6 +16,7 @@
 #include "runtime/device_info.hpp"
 #include "runtime/kernel_graph.hpp"
 #include "runtime/module_cache.hpp"
+#include "runtime/repeat_launch.hpp"
 #include "runtime/stream_pool.hpp"
 #include "runtime/telemetry.hpp"
 #include "vyre/plugin_kit.hpp"
@@ -67,6 +68,8 @@ class Runtime {
   DeferredRelease& deferred() { return deferred_; }
   ModuleCache& modules() { return modules_; }
   GraphCache& graphs() { return graphs_; }
+  // Repeated identical launches of resident and host dispatches replay one-node graphs.
+  RepeatLaunches& repeat_launches() { return repeats_; }
 
   // Held while queuing work on resident buffers, so each buffer's "last operation" event orders
   // work across streams (resident.hpp).
@@ -101,6 +104,7 @@ class Runtime {
   DeferredRelease deferred_;
   ModuleCache modules_;
   GraphCache graphs_;
+  RepeatLaunches repeats_;  // after modules_: destroyed before the modules are unloaded
   std::mutex order_mutex_;
   std::mutex budget_mutex_;
   std::uint64_t resident_live_bytes_ = 0;

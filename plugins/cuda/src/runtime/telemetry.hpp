@@ -41,6 +41,8 @@ namespace vyre::cuda {
   X("graph_updates", graph_updates)                    \
   X("graph_launches", graph_launches)                  \
   X("graph_fallbacks", graph_fallbacks)                \
+  X("repeat_graph_builds", repeat_graph_builds)        \
+  X("repeat_graph_launches", repeat_graph_launches)    \
   X("resident_allocations", resident_allocations)      \
   X("resident_frees", resident_frees)
 
