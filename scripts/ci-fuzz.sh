@@ -24,7 +24,7 @@ find_tool() {
 
 clangxx=${CLANGXX:-$(find_tool clang++ clang++-14 || true)}
 clangc=${CLANGC:-$(find_tool clang clang-14 || true)}
-if [ -z "$clangxx" ] || [ -z "$clangc" ]; then
+if ! command -v "${clangxx:-/nonexistent}" >/dev/null 2>&1 || ! command -v "${clangc:-/nonexistent}" >/dev/null 2>&1; then
   echo "ci-fuzz: clang is not installed; fuzzing skipped. Fix: apt-get install clang-14 libclang-rt-14-dev" \
        "(or set CLANGXX and CLANGC)"
   exit 0

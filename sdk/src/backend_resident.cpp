@@ -35,6 +35,7 @@ struct AbiBindings {
 
 AbiBindings to_abi_bindings(std::span<const Binding> bindings) {
   AbiBindings out;
+  out.bindings.reserve(bindings.size());
   for (const Binding& b : bindings) {
     vyre_binding binding{};
     binding.struct_size = sizeof binding;
@@ -238,6 +239,7 @@ PendingDispatch Backend::dispatch_resident_async(const Program& program,
   auto state = std::make_shared<detail::PendingState>();
   state->instance = state_;
   state->program = program.state_;
+  state->residents.reserve(bindings.size());
   for (const Binding& b : bindings) {
     if (b.is_host) continue;
     require_own(b.resident, "dispatch_resident_async");

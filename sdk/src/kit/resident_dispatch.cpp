@@ -167,6 +167,7 @@ std::vector<ResidentRead> make_reads(Instance& instance, const vyre_resident_rea
 
 std::vector<std::shared_ptr<ResidentBuffer>> residents_of(const ResidentDispatch& dispatch) {
   std::vector<std::shared_ptr<ResidentBuffer>> out;
+  out.reserve(dispatch.bindings.size());
   for (const Binding& b : dispatch.bindings)
     if (b.resident) out.push_back(b.resident);
   return out;

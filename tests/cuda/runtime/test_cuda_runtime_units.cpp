@@ -215,8 +215,8 @@ TEST_CASE("kernel arguments follow the entry's parameter layout, one slot each")
   bindings.tail_guard = true;
   bindings.grid_barrier = 0x7000002000ull;
   cu::KernelArgs args(entry, bindings);
-  CHECK(args.values() == std::vector<std::uint64_t>{0x7000000000ull, 0x7000001000ull, 16, 1000, 1000, 1,
-                                                    0x7000002000ull});
+  CHECK(std::vector<std::uint64_t>(args.values().begin(), args.values().end()) ==
+        std::vector<std::uint64_t>{0x7000000000ull, 0x7000001000ull, 16, 1000, 1000, 1, 0x7000002000ull});
   REQUIRE(args.size() == 7);
   for (std::size_t i = 0; i < args.size(); ++i) {
     CHECK(args.slots()[i] == &args.values()[i]);
@@ -227,6 +227,30 @@ TEST_CASE("kernel arguments follow the entry's parameter layout, one slot each")
   for (std::size_t i = 0; i < copy.size(); ++i) CHECK(copy.slots()[i] == &copy.values()[i]);
   cu::KernelArgs moved = std::move(copy);
   for (std::size_t i = 0; i < moved.size(); ++i) CHECK(moved.slots()[i] == &moved.values()[i]);
+
+  // More parameters than fit inline (14 buffers: 30 parameters) live on the heap, same contract.
+  std::vector<cu::KernelParam> wide_params;
+  cu::LaunchBindings wide;
+  for (std::uint32_t b = 0; b < 14; ++b) {
+    wide_params.push_back({ParamKind::BufferPointer, b, 8});
+    wide.pointers.push_back(0x7100000000ull + b * 256);
+    wide.elements.push_back(b + 1);
+  }
+  for (std::uint32_t b = 0; b < 14; ++b) wide_params.push_back({ParamKind::ElementCount, b, 4});
+  wide_params.push_back({ParamKind::DispatchN, 0, 4});
+  wide_params.push_back({ParamKind::TailGuard, 0, 4});
+  wide.n = 7;
+  cu::KernelArgs wide_args(entry_with(wide_params), wide);
+  REQUIRE(wide_args.size() == 30);
+  CHECK(wide_args.values()[13] == 0x7100000000ull + 13 * 256);
+  CHECK(wide_args.values()[27] == 14);
+  cu::KernelArgs wide_copy = wide_args;
+  cu::KernelArgs wide_moved = std::move(wide_copy);
+  for (std::size_t i = 0; i < 30; ++i) {
+    CHECK(wide_args.slots()[i] == &wide_args.values()[i]);
+    CHECK(wide_moved.slots()[i] == &wide_moved.values()[i]);
+    CHECK(wide_moved.values()[i] == wide_args.values()[i]);
+  }
 
   cu::LaunchBindings too_many = bindings;
   too_many.elements[2] = std::uint64_t{1} << 32;

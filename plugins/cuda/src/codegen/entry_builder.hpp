@@ -2,9 +2,8 @@
 // cooperative entry runs several with a grid barrier between them (the `whole` entry of a
 // grid_sync program), a phase entry runs one (split launches).
 //
-// Performance work slots in here without touching operator lowering: an elementwise entry shape
-// (several elements per invocation, 16-byte vector accesses through memory_access.hpp's
-// ElementRef) would be another EntryPlan kind that loops the phase over its elements.
+// Elementwise programs also get a vectorised entry, built by elementwise_entry.cpp
+// (elementwise.hpp) from the same statement lowering.
 #pragma once
 
 #include <cstddef>

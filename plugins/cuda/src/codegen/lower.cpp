@@ -3,7 +3,8 @@
 //   2. function state  function_emitter.cpp registers, labels, variables
 //   3. expressions     expressions.cpp and one file per operator family, memory_access.cpp
 //   4. statements      statements.cpp
-//   5. entries         entry_builder.cpp (+ prologue, shared zeroing, grid barrier)
+//   5. entries         entry_builder.cpp (+ prologue, shared zeroing, grid barrier); the
+//                      elementwise entry of qualifying programs: elementwise_shape.cpp, elementwise_entry.cpp
 //   6. module          here: header, math-library definitions (once, dependencies first), entries
 #include <algorithm>
 #include <string>

@@ -30,17 +30,26 @@ void DeviceWork::finish_before_destroy() noexcept {
       finish(drv::CUDA_ERROR_NOT_READY);
       return;
     }
-    finish(runtime_->driver().cuEventSynchronize(fence_->get()));
+    drv::CUevent fence = nullptr;
+    try {
+      fence = fence_->get();
+    } catch (const std::exception&) {
+      // The deferred record failed (a broken stream): drain the stream itself instead.
+      runtime_->driver().cuStreamSynchronize(queued_on_);
+      finish(drv::CUDA_ERROR_NOT_READY);
+      return;
+    }
+    finish(runtime_->driver().cuEventSynchronize(fence));
   } catch (const std::exception& error) {
     kit::log(VYRE_LOG_ERROR, std::string("cuda: releasing unfinished work failed: ") + error.what());
   }
 }
 
 void DeviceWork::seal() {
-  EventRef fence = runtime_->events().acquire();
-  runtime_->driver().check(runtime_->driver().cuEventRecord(fence->get(), stream_.get()), "cuEventRecord");
-  fence_ = std::move(fence);  // set only once recorded: until then, teardown drains the stream
-  stream_ = StreamLease();    // queuing is over; the fence now stands for the work
+  // Recorded when first used (Event): no driver call per dispatch here.
+  fence_ = runtime_->events().acquire_deferred(stream_.get());
+  queued_on_ = stream_.get();
+  stream_ = StreamLease();  // queuing is over; the fence now stands for the work
 }
 
 bool DeviceWork::poll() {

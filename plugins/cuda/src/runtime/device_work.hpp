@@ -38,8 +38,9 @@ class DeviceWork {
   std::uint64_t wait_ns() const { return wait_ns_; }
 
  protected:
-  // Record the fence after everything was queued on stream() and give the stream back; call
-  // once, at the end of queuing.
+  // Take the fence (a deferred event: recorded on stream() when first waited on or polled, see
+  // Event) after everything was queued on stream(), and give the stream back; call once, at the
+  // end of queuing.
   void seal();
   drv::CUstream stream() const { return stream_.get(); }
   Runtime& runtime() { return *runtime_; }
@@ -52,6 +53,7 @@ class DeviceWork {
   const char* what_;  // a literal naming the work in messages
   StreamLease stream_;
   EventRef fence_;
+  drv::CUstream queued_on_ = nullptr;  // the stream the work was queued on (pooled, outlives this)
   std::vector<Block> blocks_;  // released when the work finishes
 
  private:

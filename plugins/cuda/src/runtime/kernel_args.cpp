@@ -68,26 +68,60 @@ KernelArgs::KernelArgs(const KernelEntry& entry, const LaunchBindings& bindings)
   if (bindings.elements.size() != bindings.pointers.size()) {
     fail(VYRE_ERR_INTERNAL, "Launch bindings have mismatched pointer and element lists", kLayoutFix);
   }
-  values_.reserve(entry.params.size());
-  for (const KernelParam& param : entry.params) {
-    const std::uint64_t value = param_value(param, entry, bindings);
-    values_.push_back(param.bytes == 4 ? (value & 0xffffffffu) : value);
+  size_ = entry.params.size();
+  heap_ = size_ > kInline;
+  if (heap_) {
+    heap_values_.resize(size_);
+    heap_slots_.resize(size_);
   }
-  point_slots();
+  std::uint64_t* values = heap_ ? heap_values_.data() : inline_values_.data();
+  void** table = this->slots();
+  for (std::size_t i = 0; i < size_; ++i) {
+    const KernelParam& param = entry.params[i];
+    const std::uint64_t value = param_value(param, entry, bindings);
+    values[i] = param.bytes == 4 ? (value & 0xffffffffu) : value;
+    table[i] = &values[i];
+  }
 }
 
-KernelArgs::KernelArgs(const KernelArgs& other) : values_(other.values_) { point_slots(); }
+KernelArgs::KernelArgs(const KernelArgs& other) { assign(other.values()); }
 
 KernelArgs& KernelArgs::operator=(const KernelArgs& other) {
-  if (this == &other) return *this;
-  values_ = other.values_;
-  point_slots();
+  if (this != &other) assign(other.values());
   return *this;
 }
 
-void KernelArgs::point_slots() {
-  pointers_.resize(values_.size());
-  for (std::size_t i = 0; i < values_.size(); ++i) pointers_[i] = &values_[i];
+KernelArgs::KernelArgs(KernelArgs&& other) noexcept { *this = std::move(other); }
+
+KernelArgs& KernelArgs::operator=(KernelArgs&& other) noexcept {
+  if (this == &other) return *this;
+  size_ = other.size_;
+  heap_ = other.heap_;
+  if (heap_) {
+    heap_values_ = std::move(other.heap_values_);  // the heap block moves: its slots stay valid
+    heap_slots_ = std::move(other.heap_slots_);
+    return *this;
+  }
+  for (std::size_t i = 0; i < size_; ++i) {
+    inline_values_[i] = other.inline_values_[i];
+    inline_slots_[i] = &inline_values_[i];
+  }
+  return *this;
+}
+
+void KernelArgs::assign(std::span<const std::uint64_t> values) {
+  size_ = values.size();
+  heap_ = size_ > kInline;
+  if (heap_) {
+    heap_values_.assign(values.begin(), values.end());
+    heap_slots_.resize(size_);
+  }
+  std::uint64_t* own = heap_ ? heap_values_.data() : inline_values_.data();
+  void** slots = this->slots();
+  for (std::size_t i = 0; i < size_; ++i) {
+    own[i] = values[i];
+    slots[i] = &own[i];
+  }
 }
 
 }  // namespace vyre::cuda

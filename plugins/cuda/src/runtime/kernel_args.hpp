@@ -4,8 +4,10 @@
 // void*[] cuLaunchKernel and graph kernel nodes take.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "lowering.hpp"
@@ -24,24 +26,34 @@ struct LaunchBindings {
 
 class KernelArgs {
  public:
+  // Parameters held without a heap allocation (a launch builds one table per kernel per dispatch);
+  // longer tables (programs with more than 10 buffers) use the heap.
+  static constexpr std::size_t kInline = 24;
+
   // Throws vyre::Error: VYRE_ERR_INTERNAL for a parameter naming a buffer the bindings lack or a
   // cooperative entry without barrier memory; VYRE_ERR_LIMIT for an element count or N above u32.
   KernelArgs(const KernelEntry& entry, const LaunchBindings& bindings);
   KernelArgs(const KernelArgs& other);
   KernelArgs& operator=(const KernelArgs& other);
-  KernelArgs(KernelArgs&&) noexcept = default;
-  KernelArgs& operator=(KernelArgs&&) noexcept = default;
+  KernelArgs(KernelArgs&& other) noexcept;
+  KernelArgs& operator=(KernelArgs&& other) noexcept;
 
-  void** slots() { return pointers_.data(); }
-  std::size_t size() const { return values_.size(); }
+  void** slots() { return heap_ ? heap_slots_.data() : inline_slots_.data(); }
+  std::size_t size() const { return size_; }
   // The parameter values (u32 values zero-extended), for comparing launches.
-  const std::vector<std::uint64_t>& values() const { return values_; }
+  std::span<const std::uint64_t> values() const {
+    return {heap_ ? heap_values_.data() : inline_values_.data(), size_};
+  }
 
  private:
-  void point_slots();
+  void assign(std::span<const std::uint64_t> values);  // copy the values in, point the slots at them
 
-  std::vector<std::uint64_t> values_;
-  std::vector<void*> pointers_;
+  std::size_t size_ = 0;
+  bool heap_ = false;
+  std::array<std::uint64_t, kInline> inline_values_{};
+  std::array<void*, kInline> inline_slots_{};
+  std::vector<std::uint64_t> heap_values_;
+  std::vector<void*> heap_slots_;
 };
 
 }  // namespace vyre::cuda

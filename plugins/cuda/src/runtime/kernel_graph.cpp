@@ -1,5 +1,7 @@
 #include "runtime/kernel_graph.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "vyre/error.hpp"
@@ -60,7 +62,7 @@ void KernelGraph::update(std::vector<GraphNodeSpec> nodes) {
     GraphNodeSpec& next = nodes[i];
     const GraphNodeSpec& current = nodes_[i];
     if (next.grid == current.grid && next.block == current.block &&
-        next.args.values() == current.args.values()) {
+        std::ranges::equal(next.args.values(), current.args.values())) {
       continue;
     }
     const drv::KernelNodeParams node_params = params(next);

@@ -83,7 +83,7 @@ PipelineShape::PipelineShape(std::shared_ptr<Runtime> runtime, const kit::HostDi
   }
   barrier_ = device_.address() + device_offsets.back();
   bindings_ = make_bindings(plan_, std::move(pointers), dispatch.buffer_elements);
-  stream_ = rt.streams().acquire();
+  stream_ = rt.streams().acquire_private();  // captured below: never a pooled stream (Event)
   fence_ = rt.events().acquire();
   if (plan_.cooperative) return;  // a graph would drop the cooperative launch
   try {

@@ -1,5 +1,7 @@
 #include "runtime/repeat_launch.hpp"
 
+#include <algorithm>
+
 namespace vyre::cuda {
 
 RepeatLaunches::~RepeatLaunches() { clear(); }
@@ -19,7 +21,7 @@ void RepeatLaunches::destroy(Entry& entry) {
 }
 
 bool RepeatLaunches::same(const Entry& entry, const Dims& grid, const Dims& block, const KernelArgs& args) const {
-  return entry.grid == grid && entry.block == block && entry.values == args.values();
+  return entry.grid == grid && entry.block == block && std::ranges::equal(entry.values, args.values());
 }
 
 // A one-node graph of this exact launch. A failure leaves the entry without a graph (direct
@@ -70,7 +72,8 @@ drv::CUresult RepeatLaunches::launch(drv::CUfunction function, const Dims& grid,
     }
     Entry& entry = entries_[function];
     destroy(entry);
-    entry = Entry{grid, block, args.values(), nullptr, nullptr, false};
+    const auto values = args.values();
+    entry = Entry{grid, block, std::vector<std::uint64_t>(values.begin(), values.end()), nullptr, nullptr, false};
   }
   return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, stream,
                                args.slots(), nullptr);

@@ -5,18 +5,21 @@
 namespace vyre::cuda {
 
 StreamLease::StreamLease(StreamLease&& other) noexcept
-    : pool_(std::exchange(other.pool_, nullptr)), stream_(std::exchange(other.stream_, nullptr)) {}
+    : pool_(std::exchange(other.pool_, nullptr)),
+      stream_(std::exchange(other.stream_, nullptr)),
+      owned_(std::exchange(other.owned_, false)) {}
 
 StreamLease& StreamLease::operator=(StreamLease&& other) noexcept {
   if (this == &other) return *this;
-  if (pool_ != nullptr) pool_->give_back(stream_);
+  if (pool_ != nullptr) owned_ ? pool_->destroy(stream_) : pool_->give_back(stream_);
   pool_ = std::exchange(other.pool_, nullptr);
   stream_ = std::exchange(other.stream_, nullptr);
+  owned_ = std::exchange(other.owned_, false);
   return *this;
 }
 
 StreamLease::~StreamLease() {
-  if (pool_ != nullptr) pool_->give_back(stream_);
+  if (pool_ != nullptr) owned_ ? pool_->destroy(stream_) : pool_->give_back(stream_);
 }
 
 StreamPool::~StreamPool() {
@@ -58,12 +61,31 @@ StreamLease StreamPool::acquire(drv::CUstream preferred) {
   return acquire();
 }
 
+StreamLease StreamPool::acquire_private() {
+  drv::CUstream stream = nullptr;
+  context_.driver().check(context_.driver().cuStreamCreate(&stream, drv::CU_STREAM_NON_BLOCKING),
+                          "cuStreamCreate");
+  return StreamLease(this, stream, true);
+}
+
+void StreamPool::destroy(drv::CUstream stream) { context_.driver().cuStreamDestroy(stream); }
+
 void StreamPool::give_back(drv::CUstream stream) {
   std::lock_guard lock(mutex_);
   idle_.push_back(stream);
 }
 
 Event::~Event() { pool_->give_back(event_, timing_); }
+
+drv::CUevent Event::get() const {
+  if (recorded_.load(std::memory_order_acquire)) return event_;
+  std::lock_guard lock(mutex_);
+  if (!recorded_.load(std::memory_order_relaxed)) {
+    pool_->record(event_, deferred_);
+    recorded_.store(true, std::memory_order_release);
+  }
+  return event_;
+}
 
 EventPool::~EventPool() {
   for (drv::CUevent event : idle_fence_) context_.driver().cuEventDestroy(event);
@@ -85,6 +107,25 @@ EventRef EventPool::acquire(bool timing) {
     context_.driver().check(context_.driver().cuEventCreate(&event, flags), "cuEventCreate");
   }
   return std::make_shared<Event>(this, event, timing);
+}
+
+EventRef EventPool::acquire_deferred(drv::CUstream stream) {
+  drv::CUevent event = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_fence_.empty()) {
+      event = idle_fence_.back();
+      idle_fence_.pop_back();
+    }
+  }
+  if (event == nullptr) {
+    context_.driver().check(context_.driver().cuEventCreate(&event, drv::CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  }
+  return std::make_shared<Event>(this, event, stream);
+}
+
+void EventPool::record(drv::CUevent event, drv::CUstream stream) {
+  context_.driver().check(context_.driver().cuEventRecord(event, stream), "cuEventRecord(deferred fence)");
 }
 
 void EventPool::give_back(drv::CUevent event, bool timing) {

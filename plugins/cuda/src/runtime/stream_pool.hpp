@@ -5,6 +5,7 @@
 // between operations rests on explicit event waits only, never on sharing a stream by chance.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -18,11 +19,13 @@ class StreamPool;
 class EventPool;
 
 // A stream borrowed from the pool for the life of the lease. Work queued on it may still run after
-// the lease ends: the next borrower's work simply orders after it.
+// the lease ends: the next borrower's work simply orders after it. A private lease owns a stream
+// no one else ever uses (destroyed when the lease ends).
 class StreamLease {
  public:
   StreamLease() = default;
-  StreamLease(StreamPool* pool, drv::CUstream stream) : pool_(pool), stream_(stream) {}
+  StreamLease(StreamPool* pool, drv::CUstream stream, bool owned = false)
+      : pool_(pool), stream_(stream), owned_(owned) {}
   StreamLease(StreamLease&& other) noexcept;
   StreamLease& operator=(StreamLease&& other) noexcept;
   ~StreamLease();
@@ -31,6 +34,7 @@ class StreamLease {
  private:
   StreamPool* pool_ = nullptr;
   drv::CUstream stream_ = nullptr;
+  bool owned_ = false;
 };
 
 class StreamPool {
@@ -44,7 +48,11 @@ class StreamPool {
   StreamLease acquire();
   // `preferred` when it is idle in the pool, else any stream (null: any stream).
   StreamLease acquire(drv::CUstream preferred);
+  // A new stream of the caller's own, never pooled: for stream capture, which must not meet the
+  // deferred fence records that other work places on pooled streams (Event).
+  StreamLease acquire_private();
   void give_back(drv::CUstream stream);
+  void destroy(drv::CUstream stream);
 
  private:
   const Context& context_;
@@ -54,19 +62,32 @@ class StreamPool {
 };
 
 // One event, shared by whoever still needs to wait on it; it goes back to its pool when the last
-// reference drops.
+// reference drops. A deferred event (a dispatch's fence) is recorded on its stream only when first
+// used (get()), not when the work is queued: most fences are waited on long after, or never
+// separately, and cuEventRecord is a driver call per dispatch. Recorded later, it marks a later
+// point of the same stream, after everything the fence stands for: waiting on it is still correct
+// (it may wait for more). Pooled streams are never captured (StreamPool::acquire_private), so a
+// deferred record never lands in a graph.
 class Event {
  public:
-  Event(EventPool* pool, drv::CUevent event, bool timing) : pool_(pool), event_(event), timing_(timing) {}
+  Event(EventPool* pool, drv::CUevent event, bool timing)
+      : pool_(pool), event_(event), timing_(timing), recorded_(true) {}
+  Event(EventPool* pool, drv::CUevent event, drv::CUstream deferred)
+      : pool_(pool), event_(event), timing_(false), deferred_(deferred), recorded_(false) {}
   ~Event();
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
-  drv::CUevent get() const { return event_; }
+  // The event; a deferred one is recorded first (the context must be current). Throws vyre::Error
+  // when that record fails.
+  drv::CUevent get() const;
 
  private:
   EventPool* pool_;
   drv::CUevent event_;
   bool timing_;
+  drv::CUstream deferred_ = nullptr;
+  mutable std::atomic<bool> recorded_;
+  mutable std::mutex mutex_;
 };
 using EventRef = std::shared_ptr<Event>;
 
@@ -79,7 +100,10 @@ class EventPool {
 
   // timing = true: usable with cuEventElapsedTime; else created with CU_EVENT_DISABLE_TIMING.
   EventRef acquire(bool timing = false);
+  // A fence for the work queued so far on `stream`, recorded when first used (Event).
+  EventRef acquire_deferred(drv::CUstream stream);
   void give_back(drv::CUevent event, bool timing);
+  void record(drv::CUevent event, drv::CUstream stream);  // throws vyre::Error
 
  private:
   const Context& context_;
