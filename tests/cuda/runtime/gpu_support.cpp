@@ -9,6 +9,7 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "plugin_loader.hpp"
 #include "vyre/conform/compare.hpp"
@@ -17,18 +18,21 @@
 namespace vyre::cudatest {
 namespace {
 
-const LoadedPlugin& plugin(std::string_view id) {
+// The plugin at `path`, loaded and registered once.
+const LoadedPlugin& plugin_at(const std::string& path) {
   static std::mutex mutex;
   static std::vector<std::pair<std::string, LoadedPlugin>> loaded;
   std::lock_guard lock(mutex);
   for (const auto& [name, p] : loaded) {
-    if (name == id) return p;
+    if (name == path) return p;
   }
-  loaded.emplace_back(std::string(id), load_plugin(plugin_path(id)));
+  loaded.emplace_back(path, load_plugin(path));
   const LoadedPlugin& p = loaded.back().second;
-  if (p.status != VYRE_OK) throw std::runtime_error(std::string(id) + " failed to register: " + p.failure);
+  if (p.status != VYRE_OK) throw std::runtime_error(path + " failed to register: " + p.failure);
   return p;
 }
+
+const LoadedPlugin& plugin(std::string_view id) { return plugin_at(plugin_path(id)); }
 
 }  // namespace
 
@@ -53,6 +57,11 @@ bool require_gpu() {
 host::Backend open_backend(std::string_view id, const host::CreateOptions& options) {
   const LoadedPlugin& p = plugin(id);
   return host::Backend::create(p.fns, p.library, options, std::string(id));
+}
+
+host::Backend open_plugin_file(const std::string& path, const host::CreateOptions& options) {
+  const LoadedPlugin& p = plugin_at(path);
+  return host::Backend::create(p.fns, p.library, options, p.id);
 }
 
 const host::Backend& cuda() {
@@ -170,6 +179,69 @@ bool same_outputs(std::string_view what, const Program& program, const std::vect
 
 std::string example_path(std::string_view name) {
   return std::string(VYRE_SOURCE_DIR) + "/examples/" + std::string(name);
+}
+
+std::vector<std::uint32_t> random_words(std::size_t n, std::uint32_t seed, std::uint32_t bound) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> out(n);
+  for (auto& w : out) w = bound == 0 ? rng() : rng() % bound;
+  return out;
+}
+
+std::vector<std::uint32_t> words(const ByteVector& bytes) {
+  std::vector<std::uint32_t> out(bytes.size() / 4);
+  std::memcpy(out.data(), bytes.data(), out.size() * 4);
+  return out;
+}
+
+bool same_words(const char* what, const std::vector<std::uint32_t>& expected, const std::vector<std::uint32_t>& actual) {
+  if (expected == actual) return true;
+  std::cout << "MISMATCH in " << what << " (" << expected.size() << " vs " << actual.size() << " words)\n";
+  int shown = 0;
+  for (std::size_t i = 0; i < std::min(expected.size(), actual.size()) && shown < 8; ++i) {
+    if (expected[i] == actual[i]) continue;
+    std::cout << "  [" << i << "] expected " << expected[i] << ", actual " << actual[i] << "\n";
+    ++shown;
+  }
+  std::cout << std::flush;
+  return false;
+}
+
+std::uint64_t Delta::operator()(std::string_view name) const {
+  std::uint64_t old = 0;
+  for (const auto& m : before_) {
+    if (m.name == name) old = m.value;
+  }
+  return metric(backend_, name) - old;
+}
+
+void Failures::add(std::string failure, const std::function<void()>& print) {
+  std::lock_guard lock(mutex_);
+  if (print) print();
+  failures_.push_back(std::move(failure));
+}
+
+std::vector<std::string> Failures::take() {
+  std::lock_guard lock(mutex_);
+  return std::move(failures_);
+}
+
+std::vector<std::string> run_threads(int threads, const std::function<void(int, Failures&)>& body) {
+  Failures failures;
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&, t] {
+      try {
+        body(t, failures);
+      } catch (const std::exception& error) {
+        failures.add("thread " + std::to_string(t) + ": " + error.what());
+      }
+    });
+  }
+  for (auto& thread : running) thread.join();
+  std::vector<std::string> all = failures.take();
+  for (const auto& failure : all) std::cout << "  " << failure << std::endl;
+  return all;
 }
 
 }  // namespace vyre::cudatest

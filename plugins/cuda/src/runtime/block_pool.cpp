@@ -56,8 +56,10 @@ Block BlockPool::acquire(std::uint64_t bytes) {
   }
   if (address == 0) {
     fail(VYRE_ERR_OUT_OF_MEMORY,
-         fmt::format("Out of {}: requested {} bytes (a {} byte block); available: {}", what_, bytes,
-                     capacity, hooks_.describe_available ? hooks_.describe_available() : "unknown"),
+         fmt::format("Out of {}: {} of a {} byte block (for {} bytes) failed with CUDA_ERROR_OUT_OF_MEMORY, "
+                     "also after freeing the pool's idle blocks; available: {}",
+                     what_, hooks_.call, capacity, bytes,
+                     hooks_.describe_available ? hooks_.describe_available() : "unknown"),
          "free resident buffers or split the work into smaller dispatches; other processes may "
          "hold memory (see nvidia-smi)");
   }

@@ -44,6 +44,7 @@ class Block {
 };
 
 struct BlockPoolHooks {
+  const char* call = "allocate";  // the driver call `allocate` makes, for messages
   // Allocate `bytes`; returns 0 when out of memory, throws vyre::Error on any other failure.
   std::function<std::uint64_t(std::uint64_t bytes)> allocate;
   std::function<void(std::uint64_t address)> free;

@@ -2,6 +2,7 @@
 
 #include "runtime/cuda_program.hpp"
 #include "runtime/device_work.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/host_dispatch.hpp"
 #include "runtime/pipeline.hpp"
 #include "runtime/resident_buffer.hpp"
@@ -96,6 +97,7 @@ std::vector<kit::Metric> CudaBackend::metrics() {
     metrics.push_back(kit::Metric{"device_memory_free_bytes", free_bytes});
     metrics.push_back(kit::Metric{"device_memory_total_bytes", total_bytes});
   }
+  for (const kit::Metric& metric : fault::metrics()) metrics.push_back(metric);  // test builds only
   return metrics;
 }
 

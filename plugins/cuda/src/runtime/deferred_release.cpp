@@ -3,7 +3,13 @@
 namespace vyre::cuda {
 
 DeferredRelease::~DeferredRelease() {
-  for (auto& [fence, blocks] : parked_) context_.driver().cuEventSynchronize(fence->get());
+  for (auto& [fence, blocks] : parked_) {
+    try {
+      context_.driver().cuEventSynchronize(fence->get());
+    } catch (const std::exception&) {
+      // A fence that cannot be recorded fences nothing more than its stream's drained work.
+    }
+  }
 }
 
 void DeferredRelease::park(EventRef fence, std::vector<Block> blocks) {
@@ -17,8 +23,9 @@ void DeferredRelease::reap() {
     std::lock_guard lock(mutex_);
     std::size_t keep = 0;
     for (std::size_t i = 0; i < parked_.size(); ++i) {
-      // Anything but NOT_READY (success, or a sticky error) means the copy will not run any more.
-      if (context_.driver().cuEventQuery(parked_[i].first->get()) == drv::CUDA_ERROR_NOT_READY) {
+      // Only a completed fence frees its blocks: after an error the copy may still be running (a
+      // sticky error keeps them parked until the instance is destroyed, which it then must be).
+      if (context_.driver().cuEventQuery(parked_[i].first->get()) != drv::CUDA_SUCCESS) {
         if (keep != i) std::swap(parked_[keep], parked_[i]);
         ++keep;
       } else {

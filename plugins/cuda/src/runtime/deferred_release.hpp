@@ -21,7 +21,7 @@ class DeferredRelease {
   DeferredRelease& operator=(const DeferredRelease&) = delete;
 
   void park(EventRef fence, std::vector<Block> blocks);
-  // Release the blocks whose fence has completed; never blocks.
+  // Release the blocks whose fence has completed (queried successfully); never blocks.
   void reap();
   std::size_t parked() const;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "runtime/driver.hpp"
 
 namespace vyre::cuda {
@@ -10,7 +12,7 @@ namespace {
 
 std::uint32_t attribute(const Driver& driver, drv::CUdevice device, int which, const char* what) {
   int value = 0;
-  driver.check(driver.cuDeviceGetAttribute(&value, which, device), what);
+  driver.check(driver.cuDeviceGetAttribute(&value, which, device), fmt::format("cuDeviceGetAttribute({})", what));
   return value < 0 ? 0u : static_cast<std::uint32_t>(value);
 }
 

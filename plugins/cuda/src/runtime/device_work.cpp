@@ -24,22 +24,23 @@ void DeviceWork::finish_before_destroy() noexcept {
     runtime_->bind_quietly();
     std::lock_guard lock(mutex_);
     if (finished_) return;
+    finished_ = true;
+    // Nothing is delivered: the caller no longer waits for this work. Queuing may have stopped
+    // part-way (no fence), or the fence may not record or complete: then drain the stream itself.
     if (fence_ == nullptr) {
-      // Queuing failed part-way: drain what reached the stream before releasing its memory.
-      runtime_->driver().cuStreamSynchronize(stream_.get());
-      finish(drv::CUDA_ERROR_NOT_READY);
-      return;
+      runtime_->drain(stream_.get());
+    } else {
+      drv::CUevent fence = nullptr;
+      try {
+        fence = fence_->get();
+      } catch (const std::exception&) {
+        fence = nullptr;
+      }
+      if (fence == nullptr || runtime_->driver().cuEventSynchronize(fence) != drv::CUDA_SUCCESS) {
+        runtime_->drain(queued_on_);
+      }
     }
-    drv::CUevent fence = nullptr;
-    try {
-      fence = fence_->get();
-    } catch (const std::exception&) {
-      // The deferred record failed (a broken stream): drain the stream itself instead.
-      runtime_->driver().cuStreamSynchronize(queued_on_);
-      finish(drv::CUDA_ERROR_NOT_READY);
-      return;
-    }
-    finish(runtime_->driver().cuEventSynchronize(fence));
+    release_resources();
   } catch (const std::exception& error) {
     kit::log(VYRE_LOG_ERROR, std::string("cuda: releasing unfinished work failed: ") + error.what());
   }
@@ -52,13 +53,25 @@ void DeviceWork::seal() {
   stream_ = StreamLease();  // queuing is over; the fence now stands for the work
 }
 
+drv::CUevent DeviceWork::fence_event() {
+  try {
+    return fence_->get();
+  } catch (const Error& error) {
+    fail_with(error);
+    return nullptr;
+  }
+}
+
 bool DeviceWork::poll() {
   std::lock_guard lock(mutex_);
   if (!finished_) {
     runtime_->bind();
-    const drv::CUresult result = runtime_->driver().cuEventQuery(fence_->get());
-    if (result == drv::CUDA_ERROR_NOT_READY) return false;
-    finish(result);
+    const drv::CUevent fence = fence_event();
+    if (fence != nullptr) {
+      const drv::CUresult result = runtime_->driver().cuEventQuery(fence);
+      if (result == drv::CUDA_ERROR_NOT_READY) return false;
+      finish(result, "cuEventQuery");
+    }
   }
   throw_if_failed();
   return true;
@@ -68,49 +81,74 @@ bool DeviceWork::wait(std::uint64_t timeout_ns) {
   std::lock_guard lock(mutex_);
   if (!finished_) {
     runtime_->bind();
-    const auto start = std::chrono::steady_clock::now();
-    drv::CUresult result = drv::CUDA_SUCCESS;
-    if (timeout_ns == UINT64_MAX) {
-      result = runtime_->driver().cuEventSynchronize(fence_->get());
-    } else {
-      while ((result = runtime_->driver().cuEventQuery(fence_->get())) == drv::CUDA_ERROR_NOT_READY) {
-        if (elapsed_ns(start) >= timeout_ns) {
-          wait_ns_ += elapsed_ns(start);
-          return false;
+    const drv::CUevent fence = fence_event();
+    if (fence != nullptr) {
+      const auto start = std::chrono::steady_clock::now();
+      drv::CUresult result = drv::CUDA_SUCCESS;
+      const char* call = "cuEventSynchronize";
+      if (timeout_ns == UINT64_MAX) {
+        result = runtime_->driver().cuEventSynchronize(fence);
+      } else {
+        call = "cuEventQuery";
+        while ((result = runtime_->driver().cuEventQuery(fence)) == drv::CUDA_ERROR_NOT_READY) {
+          if (elapsed_ns(start) >= timeout_ns) {
+            wait_ns_ += elapsed_ns(start);
+            return false;
+          }
+          std::this_thread::yield();
         }
-        std::this_thread::yield();
       }
+      wait_ns_ += elapsed_ns(start);
+      Telemetry::add(runtime_->telemetry().sync_points);
+      finish(result, call);
     }
-    wait_ns_ += elapsed_ns(start);
-    Telemetry::add(runtime_->telemetry().sync_points);
-    finish(result);
   }
   throw_if_failed();
   return true;
 }
 
-void DeviceWork::finish(drv::CUresult result) {
-  finished_ = true;
-  if (result == drv::CUDA_SUCCESS) {
-    try {
-      on_success();
-    } catch (const Error& error) {
-      failure_ = error;
-    } catch (const std::exception& error) {
-      failure_ = Error::make(VYRE_ERR_INTERNAL, fmt::format("{} failed: {}", what_, error.what()),
-                             "report this with the program");
-    }
-  } else {
-    failure_ = Error::make(
+void DeviceWork::finish(drv::CUresult result, const char* call) {
+  if (result != drv::CUDA_SUCCESS) {
+    fail_with(Error::make(
         status_for(result),
-        fmt::format("{} failed on the device: {}", what_,
-                    result == drv::CUDA_ERROR_NOT_READY ? std::string("queuing was interrupted")
-                                                        : runtime_->driver().describe(result)),
-        "run the program on reference_cpu to compare, and under compute-sanitizer to find the "
-        "faulting access; after a device fault the instance must be recreated");
+        fmt::format("{} failed for the {}: {}", call, what_, runtime_->driver().describe(result)),
+        "run the program on reference_cpu to compare, and under compute-sanitizer to find a faulting "
+        "access; after a sticky device error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS) the instance must be "
+        "recreated"));
+    return;
   }
+  finished_ = true;
+  try {
+    on_success();
+  } catch (const Error& error) {
+    failure_ = error;
+  } catch (const std::exception& error) {
+    failure_ = Error::make(VYRE_ERR_INTERNAL, fmt::format("{} failed: {}", what_, error.what()),
+                           "report this with the program");
+  }
+  release_resources();
+}
+
+void DeviceWork::fail_with(Error error) {
+  finished_ = true;
+  failure_ = std::move(error);
+  runtime_->drain(queued_on_);  // the work may still run: its memory is released only after it
+  release_resources();
+}
+
+void DeviceWork::release_resources() {
   on_finish();
   blocks_.clear();
+}
+
+std::uint64_t device_ns_between(Runtime& runtime, const EventRef& start, const EventRef& end, const char* what) {
+  float ms = 0.0f;
+  const Driver& driver = runtime.driver();
+  driver.check(driver.cuEventElapsedTime(&ms, start->get(), end->get()),
+               fmt::format("cuEventElapsedTime({})", what),
+               "the dispatch finished but its device time is unknown; dispatch it again, untimed if "
+               "this repeats");
+  return static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
 }
 
 void DeviceWork::throw_if_failed() const {

@@ -1,9 +1,11 @@
 // One unit of queued device work fenced by one event: a host dispatch, a resident dispatch. It
-// holds a stream while queuing (given back once the fence is recorded: later work on that stream
+// holds a stream while queuing (given back once the fence is taken: later work on that stream
 // simply runs after it), and owns the device and staging blocks until the fence completes, then
 // finishes once: on success it hands results to the caller (on_success), and in every case it
-// releases its resources (on_finish). Destroying unfinished work waits for it first: every
-// subclass calls finish_before_destroy() first in its destructor, while its members still live.
+// releases its resources (on_finish). A failed wait or poll (the fence's record, query or
+// synchronize failing) drains the stream before anything is released and reports the failed call.
+// Destroying unfinished work waits for it first and delivers nothing: every subclass calls
+// finish_before_destroy() first in its destructor, while its members still live.
 #pragma once
 
 #include <chrono>
@@ -57,8 +59,14 @@ class DeviceWork {
   std::vector<Block> blocks_;  // released when the work finishes
 
  private:
-  // Called with mutex_ held once the fence reports `result`.
-  void finish(drv::CUresult result);
+  // With mutex_ held: the fence event (recording a deferred fence). A failed record finishes the
+  // work with that failure and returns null.
+  drv::CUevent fence_event();
+  // With mutex_ held, once `call` on the fence returned `result`: deliver on success, else drain
+  // the stream and keep the failure; then release.
+  void finish(drv::CUresult result, const char* call);
+  void fail_with(Error error);  // drain, keep `error`, release (mutex_ held)
+  void release_resources();
   void throw_if_failed() const;
 
   std::mutex mutex_;
@@ -66,6 +74,10 @@ class DeviceWork {
   std::optional<Error> failure_;
   std::uint64_t wait_ns_ = 0;
 };
+
+// The device time between two completed timing events. Throws vyre::Error naming
+// cuEventElapsedTime and `what` when the driver cannot say.
+std::uint64_t device_ns_between(Runtime& runtime, const EventRef& start, const EventRef& end, const char* what);
 
 // The kit's view of a DeviceWork.
 class CudaPending final : public kit::Pending {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/fault_injection.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda {
@@ -98,6 +99,7 @@ void Driver::load() {
         "install an NVIDIA driver of the R525 series or newer");
   }
   resolve_entry_points(get_proc);
+  fault::install(*this);  // test builds only (fault_injection.hpp)
 }
 
 void Driver::resolve_entry_points(drv::PFN_cuGetProcAddress get_proc) {

@@ -149,6 +149,7 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
       const auto& g = request.grid;
       const auto& b = request.block;
       drv::CUresult result = drv::CUDA_SUCCESS;
+      const char* call = plan.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel";
       if (plan.cooperative) {
         driver.check(driver.cuMemsetD8Async(barrier, 0, plan.grid_barrier_bytes, stream),
                      "cuMemsetD8Async(grid barrier)");
@@ -157,16 +158,14 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
                                                   stream, args.slots());
         Telemetry::add(runtime.telemetry().cooperative_launches);
       } else if (repeats != nullptr && !capturing) {
-        result = repeats->launch(kernel->function, g, b, args, stream);
+        result = repeats->launch(kernel->function, g, b, args, stream, &call);
       } else {
         result = driver.cuLaunchKernel(kernel->function, g[0], g[1], g[2], b[0], b[1], b[2], 0, stream,
                                        args.slots(), nullptr);
       }
       if (result != drv::CUDA_SUCCESS) {
         fail(status_for(result),
-             fmt::format("{} of `{}` failed: {} (grid {}, workgroup {}, N {}, {})",
-                         plan.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
-                         kernel->entry.name, driver.describe(result), g, b, plan.geometry.n,
+             fmt::format("{} of `{}` failed: {} (grid {}, workgroup {}, N {}, {})", call, kernel->entry.name, driver.describe(result), g, b, plan.geometry.n,
                          runtime.target().name()),
              "check the launch geometry against the device limits (vyre backends shows them) and "
              "report the program if it is within them");

@@ -9,39 +9,6 @@ namespace vyre::cuda {
 namespace {
 
 constexpr std::uint64_t kAlignment = 256;
-// Mapped staging: up to this many bytes in the layout (the kernel reads and writes them over the
-// bus; small dispatches are latency-bound, so no copy-engine round trips is what counts).
-constexpr std::uint64_t kMappedMaxBytes = 256 * 1024;
-// Image staging: one H2D of the whole layout (zeroed outputs included) up to this size.
-constexpr std::uint64_t kImageMaxBytes = 1024 * 1024;
-
-std::uint64_t buffer_bytes(const BufferDecl& decl, std::uint64_t elements) {
-  if (decl.access == Access::Workgroup) return 0;
-  return elements * byte_size(decl.element);
-}
-
-// Addresses of the layout's buffers (0 for workgroup buffers), then of the barrier.
-std::vector<drv::CUdeviceptr> layout_pointers(const Program& program, drv::CUdeviceptr base,
-                                              const std::vector<std::uint64_t>& offsets) {
-  std::vector<drv::CUdeviceptr> pointers;
-  pointers.reserve(offsets.size());
-  for (std::size_t i = 0; i < program.buffers.size(); ++i) {
-    pointers.push_back(program.buffers[i].access == Access::Workgroup ? 0 : base + offsets[i]);
-  }
-  pointers.push_back(base + offsets.back());
-  return pointers;
-}
-
-// The whole layout in pinned memory: inputs at their offsets, everything else zero.
-void build_image(const kit::HostDispatch& dispatch, const std::vector<std::uint64_t>& offsets,
-                 std::uint64_t total, std::byte* image) {
-  std::memset(image, 0, total);
-  const auto& inputs = dispatch.program->input_buffers();
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const kit::Bytes& input = dispatch.inputs[i];
-    if (!input.empty()) std::memcpy(image + offsets[inputs[i]], input.data(), input.size());
-  }
-}
 
 }  // namespace
 
@@ -63,24 +30,10 @@ std::unique_ptr<HostRun> HostRun::start(std::shared_ptr<Runtime> runtime, const 
   return run;
 }
 
-HostRun::Staging HostRun::choose_staging(const ExecPlan& plan, const Layout& layout) {
-  if (plan.elementwise() && runtime().mapped_host_dispatch() && layout.total <= kMappedMaxBytes) {
-    return Staging::Mapped;
-  }
-  return layout.total <= kImageMaxBytes ? Staging::Image : Staging::Copies;
-}
-
 void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed) {
   Runtime& rt = runtime();
   const Driver& driver = rt.driver();
-  const Program& program = dispatch.program->program();
-
-  Layout layout;
-  for (std::size_t i = 0; i < program.buffers.size(); ++i) {
-    layout.sizes.push_back(buffer_bytes(program.buffers[i], dispatch.buffer_elements[i]));
-  }
-  layout.sizes.push_back(plan.grid_barrier_bytes);
-  layout.offsets = pack_offsets(layout.sizes, kAlignment, &layout.total);
+  const HostLayout layout = host_layout(dispatch, plan);
 
   const drv::CUstream s = stream();
   if (timed) {
@@ -88,12 +41,12 @@ void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, boo
     timing_end_ = rt.events().acquire(true);
     driver.check(driver.cuEventRecord(timing_start_->get(), s), "cuEventRecord(start)");
   }
-  const Staging staging = choose_staging(plan, layout);
+  const HostStaging staging = choose_host_staging(rt, plan, layout);
   std::vector<drv::CUdeviceptr> pointers;
   switch (staging) {
-    case Staging::Mapped: pointers = stage_mapped(dispatch, layout); break;
-    case Staging::Image: pointers = stage_image(dispatch, layout); break;
-    case Staging::Copies: pointers = stage_copies(dispatch, layout); break;
+    case HostStaging::Mapped: pointers = stage_mapped(dispatch, layout); break;
+    case HostStaging::Image: pointers = stage_image(dispatch, layout); break;
+    case HostStaging::Copies: pointers = stage_copies(dispatch, layout); break;
   }
   const drv::CUdeviceptr barrier = pointers.back();
   pointers.pop_back();
@@ -106,30 +59,30 @@ void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, boo
   seal();
 }
 
-std::vector<drv::CUdeviceptr> HostRun::stage_mapped(const kit::HostDispatch& dispatch, const Layout& layout) {
+std::vector<drv::CUdeviceptr> HostRun::stage_mapped(const kit::HostDispatch& dispatch, const HostLayout& layout) {
   staging_ = runtime().staging().acquire(layout.total);
-  build_image(dispatch, layout.offsets, layout.total, staging_.host());
+  build_image(dispatch, layout, staging_.host());
   Telemetry::add(runtime().telemetry().mapped_dispatches);
   // Unified addressing: the pinned block's device address is its host address.
-  return layout_pointers(dispatch.program->program(), staging_.address(), layout.offsets);
+  return layout_pointers(dispatch.program->program(), staging_.address(), layout);
 }
 
-std::vector<drv::CUdeviceptr> HostRun::stage_image(const kit::HostDispatch& dispatch, const Layout& layout) {
+std::vector<drv::CUdeviceptr> HostRun::stage_image(const kit::HostDispatch& dispatch, const HostLayout& layout) {
   Runtime& rt = runtime();
   const Driver& driver = rt.driver();
   staging_ = rt.staging().acquire(layout.total);
   device_ = rt.device_memory().acquire(layout.total);
-  build_image(dispatch, layout.offsets, layout.total, staging_.host());
+  build_image(dispatch, layout, staging_.host());
   if (layout.total > 0) {
     driver.check(driver.cuMemcpyHtoDAsync(device_.address(), staging_.host(), layout.total, stream()),
                  "cuMemcpyHtoDAsync(image)");
     Telemetry::add(rt.telemetry().h2d_operations);
     Telemetry::add(rt.telemetry().h2d_bytes, layout.total);
   }
-  return layout_pointers(dispatch.program->program(), device_.address(), layout.offsets);
+  return layout_pointers(dispatch.program->program(), device_.address(), layout);
 }
 
-std::vector<drv::CUdeviceptr> HostRun::stage_copies(const kit::HostDispatch& dispatch, const Layout& layout) {
+std::vector<drv::CUdeviceptr> HostRun::stage_copies(const kit::HostDispatch& dispatch, const HostLayout& layout) {
   Runtime& rt = runtime();
   const Driver& driver = rt.driver();
   Telemetry& telemetry = rt.telemetry();
@@ -144,7 +97,7 @@ std::vector<drv::CUdeviceptr> HostRun::stage_copies(const kit::HostDispatch& dis
   staging_offsets_ = pack_offsets(staging_sizes, kAlignment, &staging_total);
   device_ = rt.device_memory().acquire(layout.total);
   staging_ = rt.staging().acquire(staging_total);
-  std::vector<drv::CUdeviceptr> pointers = layout_pointers(program, device_.address(), layout.offsets);
+  std::vector<drv::CUdeviceptr> pointers = layout_pointers(program, device_.address(), layout);
   const drv::CUstream s = stream();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const kit::Bytes& input = dispatch.inputs[i];
@@ -163,7 +116,7 @@ std::vector<drv::CUdeviceptr> HostRun::stage_copies(const kit::HostDispatch& dis
   return pointers;
 }
 
-void HostRun::read_back(const kit::HostDispatch& dispatch, const Layout& layout, Staging staging) {
+void HostRun::read_back(const kit::HostDispatch& dispatch, const HostLayout& layout, HostStaging staging) {
   Runtime& rt = runtime();
   const Driver& driver = rt.driver();
   Telemetry& telemetry = rt.telemetry();
@@ -174,7 +127,7 @@ void HostRun::read_back(const kit::HostDispatch& dispatch, const Layout& layout,
   for (std::size_t j = 0; j < outputs.size(); ++j) {
     const kit::OutputTarget& output = dispatch.outputs[j];
     const std::uint64_t in_layout = layout.offsets[outputs[j]] + output.buffer_offset;
-    if (staging != Staging::Copies) {
+    if (staging != HostStaging::Copies) {
       outputs_.push_back(OutputCopy{output.dst, in_layout});  // the staging block mirrors the layout
       if (output.dst.empty()) continue;
       span_begin = std::min(span_begin, in_layout);
@@ -190,7 +143,7 @@ void HostRun::read_back(const kit::HostDispatch& dispatch, const Layout& layout,
     Telemetry::add(telemetry.d2h_operations);
     Telemetry::add(telemetry.d2h_bytes, output.dst.size());
   }
-  if (staging != Staging::Image || span_end <= span_begin) return;
+  if (staging != HostStaging::Image || span_end <= span_begin) return;
   // One copy of the span covering every output range (the block's image is no longer needed).
   driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + span_begin, device_.address() + span_begin,
                                         span_end - span_begin, stream()),
@@ -200,6 +153,8 @@ void HostRun::read_back(const kit::HostDispatch& dispatch, const Layout& layout,
 }
 
 void HostRun::on_success() {
+  // The device time first: a failure to read it fails the dispatch before any output is written.
+  if (timing_start_ && timing_end_) device_ns_ = device_ns_between(runtime(), timing_start_, timing_end_, what_);
   for (const OutputCopy& output : outputs_) {
     if (output.dst.empty()) continue;
     std::memcpy(output.dst.data(), staging_.host() + output.staging_offset, output.dst.size());
@@ -213,13 +168,9 @@ kit::Timing HostRun::timing() const {
   timing.wall_ns = elapsed_ns(started_);
   timing.enqueue_ns = enqueue_ns_;
   timing.wait_ns = wait_ns();
-  if (timing_start_ && timing_end_) {
-    float ms = 0.0f;
-    const Driver& driver = runtime_->driver();
-    if (driver.cuEventElapsedTime(&ms, timing_start_->get(), timing_end_->get()) == drv::CUDA_SUCCESS) {
-      timing.device_ns = static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
-      timing.has_device_ns = true;
-    }
+  if (device_ns_) {
+    timing.device_ns = *device_ns_;
+    timing.has_device_ns = true;
   }
   return timing;
 }

@@ -16,6 +16,7 @@
 
 #include "runtime/device_work.hpp"
 #include "runtime/execution.hpp"
+#include "runtime/host_layout.hpp"
 
 namespace vyre::cuda {
 
@@ -34,20 +35,12 @@ class HostRun final : public DeviceWork {
     kit::MutableBytes dst;
     std::uint64_t staging_offset = 0;
   };
-  struct Layout {
-    std::vector<std::uint64_t> sizes;    // per buffer (0 for workgroup buffers), then the barrier
-    std::vector<std::uint64_t> offsets;  // the same, in the block
-    std::uint64_t total = 0;
-  };
-  enum class Staging { Mapped, Image, Copies };
-
   HostRun(std::shared_ptr<Runtime> runtime, const kit::HostDispatch& dispatch);
   void queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed);
-  Staging choose_staging(const ExecPlan& plan, const Layout& layout);
-  std::vector<drv::CUdeviceptr> stage_mapped(const kit::HostDispatch& dispatch, const Layout& layout);
-  std::vector<drv::CUdeviceptr> stage_image(const kit::HostDispatch& dispatch, const Layout& layout);
-  std::vector<drv::CUdeviceptr> stage_copies(const kit::HostDispatch& dispatch, const Layout& layout);
-  void read_back(const kit::HostDispatch& dispatch, const Layout& layout, Staging staging);
+  std::vector<drv::CUdeviceptr> stage_mapped(const kit::HostDispatch& dispatch, const HostLayout& layout);
+  std::vector<drv::CUdeviceptr> stage_image(const kit::HostDispatch& dispatch, const HostLayout& layout);
+  std::vector<drv::CUdeviceptr> stage_copies(const kit::HostDispatch& dispatch, const HostLayout& layout);
+  void read_back(const kit::HostDispatch& dispatch, const HostLayout& layout, HostStaging staging);
   void on_success() override;
 
   std::shared_ptr<const kit::CompiledProgram> program_;  // alive while in flight
@@ -58,6 +51,7 @@ class HostRun final : public DeviceWork {
   Block device_;
   EventRef timing_start_;
   EventRef timing_end_;
+  std::optional<std::uint64_t> device_ns_;  // timed: read before the outputs are delivered
   std::chrono::steady_clock::time_point started_;
   std::uint64_t enqueue_ns_ = 0;
 };

@@ -37,6 +37,7 @@ class KernelGraph {
   // (the same key()); only nodes whose grid, block or arguments differ are updated.
   void update(std::vector<GraphNodeSpec> nodes);
   void launch(drv::CUstream stream);
+  std::size_t size() const { return nodes_.size(); }  // kernel nodes
 
   // The graph's shape: its functions in order. Graphs of equal key can be updated into each other.
   static std::string key(const std::vector<GraphNodeSpec>& nodes);

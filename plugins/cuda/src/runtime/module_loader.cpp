@@ -30,10 +30,16 @@ std::string trimmed_log(const std::array<char, kLogBytes>& log) {
       fail(VYRE_ERR_DEVICE, problem,
            fmt::format("update the NVIDIA driver: driver {} cannot JIT this PTX ISA version",
                        driver.version()));
-    default:
+    case drv::CUDA_ERROR_INVALID_PTX:
+    case drv::CUDA_ERROR_INVALID_IMAGE:
+    case drv::CUDA_ERROR_NO_BINARY_FOR_GPU:
       fail(VYRE_ERR_INTERNAL, problem,
            "this is a bug in the vyre PTX emitter; report it with the program (vyre run --backend "
            "cuda reproduces it) and the JIT log above");
+    default:  // the driver or device, not the PTX
+      fail(VYRE_ERR_DEVICE, problem,
+           "check the device (nvidia-smi) and compile again; after a sticky device error the "
+           "instance must be recreated");
   }
 }
 
@@ -42,12 +48,13 @@ KernelFunction resolve(const Driver& driver, drv::CUmodule module, const KernelE
   KernelFunction kernel;
   kernel.entry = entry;
   const drv::CUresult found = driver.cuModuleGetFunction(&kernel.function, module, entry.name.c_str());
-  if (found != drv::CUDA_SUCCESS) {
+  if (found == drv::CUDA_ERROR_NOT_FOUND) {
     fail(VYRE_ERR_INTERNAL,
-         fmt::format("The PTX of program {} has no entry `{}`: {}", what, entry.name,
+         fmt::format("The PTX of program {} has no entry `{}`: cuModuleGetFunction: {}", what, entry.name,
                      driver.describe(found)),
          "this is a bug in the vyre PTX emitter: LoweredProgram must name the .entry it emits");
   }
+  driver.check(found, fmt::format("cuModuleGetFunction(`{}` of program {})", entry.name, what));
   auto attribute = [&](int which, const char* name) {
     int value = 0;
     driver.check(driver.cuFuncGetAttribute(&value, which, kernel.function), name);

@@ -1,10 +1,8 @@
-// A compiled pipeline: repeated host dispatches of one program + config. Per input shape (the
-// element count bound to each buffer) it keeps device memory, pinned staging and a CUDA graph
-// captured once: uploads from staging, output zeroing, the launches, readbacks into staging. A
-// dispatch copies the inputs into staging, replays the graph, waits once and copies the outputs
-// out; nothing is re-captured per call. Plans that launch cooperatively (grid_sync programs whose
-// grid fits co-resident) are replayed by direct launches instead, as is any shape whose capture
-// the driver refuses.
+// A compiled pipeline: repeated host dispatches of one program + config, never slower than the
+// same dispatch made plainly. Per input shape (the element count bound to each buffer, at most 8
+// kept) it builds once what a dispatch needs (pipeline_shape.hpp): the staging a host dispatch would
+// choose (mapped for small elementwise programs, else one image or per-buffer copies), its memory,
+// and one graph replayed per dispatch. Nothing is captured or instantiated per call.
 #pragma once
 
 #include <map>

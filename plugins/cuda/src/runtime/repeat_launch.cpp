@@ -53,7 +53,7 @@ void RepeatLaunches::build(Entry& entry, drv::CUfunction function, const KernelA
 }
 
 drv::CUresult RepeatLaunches::launch(drv::CUfunction function, const Dims& grid, const Dims& block,
-                                     KernelArgs& args, drv::CUstream stream) {
+                                     KernelArgs& args, drv::CUstream stream, const char** call) {
   const Driver& driver = context_.driver();
   std::lock_guard lock(mutex_);
   auto found = entries_.find(function);
@@ -61,6 +61,7 @@ drv::CUresult RepeatLaunches::launch(drv::CUfunction function, const Dims& grid,
     Entry& entry = found->second;
     if (entry.exec == nullptr && !entry.graph_failed) build(entry, function, args);
     if (entry.exec != nullptr) {
+      *call = "cuGraphLaunch";
       const drv::CUresult result = driver.cuGraphLaunch(entry.exec, stream);
       if (result == drv::CUDA_SUCCESS) Telemetry::add(telemetry_.repeat_graph_launches);
       return result;
@@ -75,6 +76,7 @@ drv::CUresult RepeatLaunches::launch(drv::CUfunction function, const Dims& grid,
     const auto values = args.values();
     entry = Entry{grid, block, std::vector<std::uint64_t>(values.begin(), values.end()), nullptr, nullptr, false};
   }
+  *call = "cuLaunchKernel";
   return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, stream,
                                args.slots(), nullptr);
 }

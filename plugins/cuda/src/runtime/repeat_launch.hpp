@@ -31,9 +31,9 @@ class RepeatLaunches {
   RepeatLaunches& operator=(const RepeatLaunches&) = delete;
 
   // Queue one non-cooperative launch on `stream` (through the graph or direct); the driver's
-  // result of the call that queued it.
+  // result of the call that queued it, whose name goes to *call ("cuGraphLaunch", "cuLaunchKernel").
   drv::CUresult launch(drv::CUfunction function, const Dims& grid, const Dims& block, KernelArgs& args,
-                       drv::CUstream stream);
+                       drv::CUstream stream, const char** call);
 
   // Drop every graph (the context must be current).
   void clear();

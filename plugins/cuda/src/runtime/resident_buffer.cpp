@@ -11,20 +11,22 @@ CudaResident::CudaResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_
   Runtime& rt = *runtime_;
   rt.bind();
   rt.reserve_resident(byte_len);
+  StreamLease stream;
   try {
     memory_ = rt.device_memory().acquire(byte_len);
     if (byte_len != 0) {
-      StreamLease stream = rt.streams().acquire();
+      EventRef fence = rt.events().acquire();
+      stream = rt.streams().acquire();
       const Driver& driver = rt.driver();
       driver.check(driver.cuMemsetD8Async(memory_.address(), 0, byte_len, stream.get()),
                    "cuMemsetD8Async(resident)");
-      EventRef fence = rt.events().acquire();
-      driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord");
+      Telemetry::add(rt.telemetry().memset_operations);
+      driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord(resident)");
       last = std::move(fence);
       last_stream = stream.get();
-      Telemetry::add(rt.telemetry().memset_operations);
     }
   } catch (...) {
+    rt.drain(stream.get());  // a queued memset must finish before the memory serves anyone else
     memory_ = Block();
     rt.release_resident(byte_len);
     throw;
@@ -45,14 +47,25 @@ void CudaResident::release() {
   Runtime& rt = *runtime_;
   rt.bind_quietly();  // also runs from the destructor; the calls below report their own errors
   EventRef pending;
+  drv::CUstream pending_stream = nullptr;
   {
     std::lock_guard lock(rt.order_mutex());
     pending = std::move(last);
+    pending_stream = last_stream;
     last_stream = nullptr;
   }
   released_ = true;
-  // Wait for the last queued operation before the memory can serve anyone else.
-  if (pending) rt.driver().cuEventSynchronize(pending->get());
+  // Wait for the last queued operation before the memory can serve anyone else; when its event
+  // cannot be recorded or waited for, wait for its stream instead.
+  if (pending) {
+    drv::CUevent event = nullptr;
+    try {
+      event = pending->get();
+    } catch (const Error&) {
+      event = nullptr;
+    }
+    if (event == nullptr || rt.driver().cuEventSynchronize(event) != drv::CUDA_SUCCESS) rt.drain(pending_stream);
+  }
   memory_.release();
   rt.release_resident(byte_len());
   Telemetry::add(rt.telemetry().resident_frees);

@@ -137,6 +137,10 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
   order.commit(fence_);
 }
 
+void ResidentRun::on_success() {
+  if (timing_start_ && timing_end_) device_ns_ = device_ns_between(runtime(), timing_start_, timing_end_, what_);
+}
+
 void ResidentRun::on_finish() { in_flight_.clear(); }
 
 kit::Timing ResidentRun::timing() const {
@@ -144,13 +148,9 @@ kit::Timing ResidentRun::timing() const {
   timing.wall_ns = elapsed_ns(started_);
   timing.enqueue_ns = enqueue_ns_;
   timing.wait_ns = wait_ns();
-  if (timing_start_ && timing_end_) {
-    float ms = 0.0f;
-    if (runtime_->driver().cuEventElapsedTime(&ms, timing_start_->get(), timing_end_->get()) ==
-        drv::CUDA_SUCCESS) {
-      timing.device_ns = static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
-      timing.has_device_ns = true;
-    }
+  if (device_ns_) {
+    timing.device_ns = *device_ns_;
+    timing.has_device_ns = true;
   }
   return timing;
 }

@@ -24,12 +24,14 @@ class ResidentRun final : public DeviceWork {
   // `bound`: the CudaResident of each binding (null for host and workgroup bindings).
   void queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed,
              const std::vector<CudaResident*>& bound);
+  void on_success() override;
   void on_finish() override;
 
   std::shared_ptr<const kit::CompiledProgram> program_;
   InFlightGuard in_flight_;
   EventRef timing_start_;
   EventRef timing_end_;
+  std::optional<std::uint64_t> device_ns_;
   std::chrono::steady_clock::time_point started_;
   std::uint64_t enqueue_ns_ = 0;
 };

@@ -50,10 +50,10 @@ void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> write
       Telemetry::add(telemetry.h2d_operations);
       Telemetry::add(telemetry.h2d_bytes, write.data.size());
     }
-    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord");
+    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord(resident upload)");
     order.commit(fence);
   } catch (...) {
-    driver.cuStreamSynchronize(stream.get());  // staging must outlive what was queued
+    runtime.drain(stream.get());  // staging must outlive what was queued
     throw;
   }
   std::vector<Block> keep;
@@ -103,14 +103,20 @@ void download_resident(Runtime& runtime, std::span<const kit::ResidentRead> read
         Telemetry::add(telemetry.d2h_bytes, copy.length);
       }
     }
-    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord");
+    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord(resident download)");
     order.commit(fence);
   } catch (...) {
-    driver.cuStreamSynchronize(stream.get());
+    runtime.drain(stream.get());
     throw;
   }
-  driver.check(driver.cuEventSynchronize(fence->get()), "resident download");
+  const drv::CUresult done = driver.cuEventSynchronize(fence->get());
   Telemetry::add(telemetry.sync_points);
+  if (done != drv::CUDA_SUCCESS) {
+    runtime.drain(stream.get());  // the copies may still be writing into staging
+    driver.check(done, "cuEventSynchronize(resident download)",
+                 "download again; after a sticky device error (see the error) the instance must be "
+                 "recreated");
+  }
   for (const BufferCopies& group : groups) {
     const auto& indices = by_buffer.at(group.buffer);
     for (std::size_t k = 0; k < indices.size(); ++k) {

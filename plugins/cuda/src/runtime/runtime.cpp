@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "runtime/device_select.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/jit_cache.hpp"
 #include "vyre/error.hpp"
 
@@ -35,6 +36,7 @@ bool env_flag(const char* value) {
 }
 
 std::shared_ptr<Runtime> Runtime::open(const kit::CreateOptions& options) {
+  fault::check_environment();  // a malformed VYRE_CUDA_FAIL fails here, before the driver loads
   const int ordinal = choose_device_ordinal(options.device_ordinal, std::getenv(kDeviceOrdinalEnv));
   prepare_jit_cache();  // before cuInit, so the driver sees CUDA_CACHE_PATH
   const Driver& driver = Driver::open();
@@ -84,6 +86,7 @@ Runtime::~Runtime() {
 
 BlockPoolHooks Runtime::device_hooks(const Context& context, Telemetry& telemetry) {
   BlockPoolHooks hooks;
+  hooks.call = "cuMemAlloc";
   hooks.allocate = [&context](std::uint64_t bytes) -> std::uint64_t {
     context.bind();
     drv::CUdeviceptr ptr = 0;
@@ -111,6 +114,7 @@ BlockPoolHooks Runtime::device_hooks(const Context& context, Telemetry& telemetr
 
 BlockPoolHooks Runtime::staging_hooks(const Context& context, Telemetry& telemetry) {
   BlockPoolHooks hooks;
+  hooks.call = "cuMemHostAlloc";
   hooks.allocate = [&context](std::uint64_t bytes) -> std::uint64_t {
     context.bind();
     void* ptr = nullptr;
@@ -137,6 +141,10 @@ std::pair<std::uint64_t, std::uint64_t> Runtime::memory_info() const {
   std::size_t total_bytes = 0;
   driver_.check(driver_.cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
   return {free_bytes, total_bytes};
+}
+
+void Runtime::drain(drv::CUstream stream) const noexcept {
+  if (stream != nullptr) driver_.cuStreamSynchronize(stream);
 }
 
 void Runtime::reserve_resident(std::uint64_t bytes) {

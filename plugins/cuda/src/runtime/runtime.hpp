@@ -29,6 +29,9 @@ inline constexpr const char* kForceSplitGridSyncEnv = "VYRE_CUDA_FORCE_SPLIT_GRI
 inline constexpr const char* kDisableElementwiseEnv = "VYRE_CUDA_DISABLE_ELEMENTWISE";
 // Set to 1 to stage every host dispatch through device memory (no mapped host memory); for A/B runs.
 inline constexpr const char* kDisableMappedHostEnv = "VYRE_CUDA_DISABLE_MAPPED_HOST";
+// Set to 1 to queue the repeated steps of sequences (read per sequence) and the device work of
+// compiled pipelines (read when a pipeline meets a new input shape) directly, without graphs.
+inline constexpr const char* kDisableGraphsEnv = "VYRE_CUDA_DISABLE_GRAPHS";
 
 // The code generation target for a device: its compute capability, capped at what the emitter is
 // declared for (sm_90; newer devices JIT the sm_90 PTX).
@@ -83,6 +86,10 @@ class Runtime {
 
   // (free, total) device memory now.
   std::pair<std::uint64_t, std::uint64_t> memory_info() const;
+
+  // Wait for everything queued on `stream` so far, after a failure part-way: the memory that work
+  // uses may be reused only then. Never throws (a sticky device error ends the wait at once).
+  void drain(drv::CUstream stream) const noexcept;
 
  private:
   Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info, const kit::CreateOptions& options);

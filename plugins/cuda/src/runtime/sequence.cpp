@@ -77,25 +77,20 @@ bool graphable(const std::vector<PreparedStep>& steps) {
   return true;
 }
 
-// Launch the repeated steps `times` times through a cached graph; returns the graph to give back
-// to the cache once the stream has finished with it (null when it fell back to direct launches).
-std::pair<std::string, std::unique_ptr<KernelGraph>> launch_repeated(Runtime& runtime,
-                                                                     std::vector<PreparedStep>& steps,
-                                                                     std::uint64_t times, drv::CUstream stream) {
-  if (times == 0 || steps.empty()) return {};
-  if (!graphable(steps)) {
-    launch_direct(runtime, steps, times, stream);
-    return {};
-  }
+// The repeated steps as one cached graph, updated in place when only bindings or counts differ
+// (with its cache key), or null when they launch directly: graphs are off, a step is cooperative,
+// or the driver refuses the graph (an absorbed failure: the direct launches do the same work).
+std::unique_ptr<KernelGraph> repeated_graph(Runtime& runtime, const std::vector<PreparedStep>& steps,
+                                            std::string* key) {
+  if (steps.empty() || !graphable(steps)) return nullptr;
   std::vector<GraphNodeSpec> nodes;
   for (const PreparedStep& step : steps) {
     auto step_nodes = graph_nodes(step.plan, step.bindings);
     for (auto& node : step_nodes) nodes.push_back(std::move(node));
   }
-  if (nodes.empty()) return {};
-  const std::uint64_t kernels = nodes.size();
-  std::string key = KernelGraph::key(nodes);
-  std::unique_ptr<KernelGraph> graph = runtime.graphs().take(key);
+  if (nodes.empty()) return nullptr;
+  *key = KernelGraph::key(nodes);
+  std::unique_ptr<KernelGraph> graph = runtime.graphs().take(*key);
   try {
     if (graph) {
       graph->update(std::move(nodes));
@@ -105,12 +100,21 @@ std::pair<std::string, std::unique_ptr<KernelGraph>> launch_repeated(Runtime& ru
   } catch (const Error& error) {
     kit::log(VYRE_LOG_WARN, std::string("cuda: sequence graph unavailable, launching directly: ") + error.what());
     Telemetry::add(runtime.telemetry().graph_fallbacks);
+    return nullptr;
+  }
+  return graph;
+}
+
+// Launch the repeated steps `times` times: through `graph` when there is one, else directly.
+void launch_repeated(Runtime& runtime, std::vector<PreparedStep>& steps, KernelGraph* graph, std::uint64_t times,
+                     drv::CUstream stream) {
+  if (times == 0 || steps.empty()) return;
+  if (graph == nullptr) {
     launch_direct(runtime, steps, times, stream);
-    return {};
+    return;
   }
   for (std::uint64_t r = 0; r < times; ++r) graph->launch(stream);
-  Telemetry::add(runtime.telemetry().kernel_launches, kernels * times);
-  return {std::move(key), std::move(graph)};
+  Telemetry::add(runtime.telemetry().kernel_launches, graph->size() * times);
 }
 
 }  // namespace
@@ -133,12 +137,15 @@ void run_sequence(Runtime& runtime, const kit::Sequence& sequence) {
   const Driver& driver = runtime.driver();
   Telemetry& telemetry = runtime.telemetry();
 
-  std::pair<std::string, std::unique_ptr<KernelGraph>> graph;
+  // Declared before queuing: on a failure part-way the graph outlives the drain of its stream.
+  std::string graph_key;
+  std::unique_ptr<KernelGraph> graph =
+      sequence.repeat_count > 0 ? repeated_graph(runtime, repeated, &graph_key) : nullptr;
   try {
     ResidentOrder order(runtime, stream.get());
     for (const auto& buffer : in_flight.buffers()) order.use(cuda_resident(*buffer));
     launch_direct(runtime, prefix, 1, stream.get());
-    graph = launch_repeated(runtime, repeated, sequence.repeat_count, stream.get());
+    launch_repeated(runtime, repeated, graph.get(), sequence.repeat_count, stream.get());
     for (const PreparedRead& read : reads) {
       for (std::size_t c = 0; c < read.plan.copies.size(); ++c) {
         const ByteSpan& copy = read.plan.copies[c];
@@ -149,19 +156,20 @@ void run_sequence(Runtime& runtime, const kit::Sequence& sequence) {
         Telemetry::add(telemetry.d2h_bytes, copy.length);
       }
     }
-    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord");
+    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord(sequence)");
     order.commit(fence);
   } catch (...) {
-    driver.cuStreamSynchronize(stream.get());  // what was queued must finish before memory is reused
+    runtime.drain(stream.get());  // what was queued must finish before memory is reused
     throw;
   }
   Telemetry::add(telemetry.dispatches, prefix.size() + repeated.size() * sequence.repeat_count);
   const drv::CUresult done = driver.cuEventSynchronize(fence->get());
   Telemetry::add(telemetry.sync_points);
-  if (graph.second) runtime.graphs().give_back(std::move(graph.first), std::move(graph.second));
-  driver.check(done, "sequence on the device",
-               "run the steps one by one (dispatch_resident) to find the failing one; after a device "
-               "fault the instance must be recreated");
+  if (done != drv::CUDA_SUCCESS) runtime.drain(stream.get());  // before staging and the graph are reused
+  if (graph) runtime.graphs().give_back(std::move(graph_key), std::move(graph));
+  driver.check(done, "cuEventSynchronize(sequence)",
+               "run the steps one by one (dispatch_resident) to find the failing one; after a sticky "
+               "device error the instance must be recreated");
   for (const PreparedRead& read : reads) {
     for (std::size_t k = 0; k < read.reads.size(); ++k) {
       const std::size_t copy_index = read.plan.copy_of[k];

@@ -10,9 +10,6 @@
 
 namespace vyre::cuda {
 
-// Set to 1 to replay repeated steps with direct launches instead of a graph (for comparison).
-inline constexpr const char* kDisableGraphsEnv = "VYRE_CUDA_DISABLE_GRAPHS";
-
 void run_sequence(Runtime& runtime, const kit::Sequence& sequence);
 
 }  // namespace vyre::cuda

@@ -1,0 +1,30 @@
+// The fake driver's kernels (fake_driver/fake_cuda.h): what each test program's kernels do, run on
+// "device" (host) memory, selected per test case by a FakeScope, which also checks that the fake
+// saw no misuse of the driver API while it was alive.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+
+#include "fake_driver/fake_cuda.h"
+
+namespace vyre::cudatest {
+
+// The program whose kernels the fake runs (test_programs.hpp); None runs nothing.
+enum class Kernel { None, Increment, Mix, Scramble, Affine, Rotate, Xor };
+
+class FakeScope {
+ public:
+  // `rotate_n`: the element count of the rotate program (its kernels read it from nowhere else).
+  explicit FakeScope(Kernel kernel, std::uint32_t rotate_n = 0);
+  ~FakeScope();  // CHECKs: no violation, every cooperative launch saw a zeroed barrier
+  FakeScope(const FakeScope&) = delete;
+  FakeScope& operator=(const FakeScope&) = delete;
+
+  static fake_cuda_stats stats();
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
+}  // namespace vyre::cudatest
