@@ -1,5 +1,7 @@
 #include "test_programs.hpp"
 
+#include <algorithm>
+
 #include "vyre/builder.hpp"
 
 namespace vyre::cudatest {
@@ -38,24 +40,28 @@ Program increment_program(std::uint32_t n) {
   return b.build();
 }
 
-Program mix_program(std::uint32_t n) {
+namespace {
+
+// `target` (read_write u32[n]) = update(target[i], source[i]), `source` read u32[n].
+template <class Update>
+Program update_program(std::uint32_t n, const char* target_name, const char* source_name, Update update) {
   ProgramBuilder b;
   b.workgroup(128);
-  Buf x = b.buffer("x", Access::ReadWrite, Type::U32, n);
-  Buf y = b.buffer("y", Access::Read, Type::U32, n);
+  Buf target = b.buffer(target_name, Access::ReadWrite, Type::U32, n);
+  Buf source = b.buffer(source_name, Access::Read, Type::U32, n);
   Expr i = b.let("i", invocation_id(0));
-  b.store(x, i, x[i] * u32(3) + y[i]);
+  b.store(target, i, update(target[i], source[i]));
   return b.build();
 }
 
+}  // namespace
+
+Program mix_program(std::uint32_t n) {
+  return update_program(n, "x", "y", [](Expr x, Expr y) { return x * u32(3) + y; });
+}
+
 Program scramble_program(std::uint32_t n) {
-  ProgramBuilder b;
-  b.workgroup(128);
-  Buf y = b.buffer("y", Access::ReadWrite, Type::U32, n);
-  Buf x = b.buffer("x", Access::Read, Type::U32, n);
-  Expr i = b.let("i", invocation_id(0));
-  b.store(y, i, y[i] ^ (x[i] >> u32(3)));
-  return b.build();
+  return update_program(n, "y", "x", [](Expr y, Expr x) { return y ^ (x >> u32(3)); });
 }
 
 Program ranged_xor_program(std::uint32_t n, std::uint64_t begin, std::uint64_t end) {
@@ -68,6 +74,46 @@ Program ranged_xor_program(std::uint32_t n, std::uint64_t begin, std::uint64_t e
   Expr i = b.let("i", invocation_id(0));
   b.store(out, i, a[i] ^ c[i]);
   return b.build();
+}
+
+Program xor_program(std::uint32_t n) {
+  ProgramBuilder b;
+  b.workgroup(64);
+  Buf a = b.buffer("a", Access::Read, Type::U32, n);
+  Buf c = b.buffer("b", Access::Read, Type::U32, n);
+  Buf out = b.buffer("out", Access::Output, Type::U32, n);
+  Expr i = b.let("i", invocation_id(0));
+  b.store(out, i, a[i] ^ c[i]);
+  return b.build();
+}
+
+std::vector<std::uint32_t> affine_model(const std::vector<std::uint32_t>& a, std::uint32_t n) {
+  std::vector<std::uint32_t> out(n, 0);
+  for (std::uint32_t i = 0; i < std::min<std::size_t>(a.size(), n); ++i) out[i] = a[i] * 3 + i;
+  return out;
+}
+
+std::vector<std::uint32_t> rotate_model(std::vector<std::uint32_t> x, int rounds) {
+  const std::size_t n = x.size();
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<std::uint32_t> t(n);
+    for (std::size_t i = 0; i < n; ++i) t[i] = x[i] + 1;
+    for (std::size_t i = 0; i < n; ++i) x[i] = t[(i + 1) % n];
+  }
+  return x;
+}
+
+std::vector<std::uint32_t> mix_model(std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = x[i] * 3 + y[i];
+  }
+  return x;
+}
+
+std::vector<std::uint32_t> xor_model(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+  std::vector<std::uint32_t> out(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] ^ b[i];
+  return out;
 }
 
 }  // namespace vyre::cudatest

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "vyre/ir.hpp"
 
@@ -26,5 +27,15 @@ Program scramble_program(std::uint32_t n);
 
 // a, b: read u32[n]; out: output u32[n] with output_byte_range [begin, end).
 Program ranged_xor_program(std::uint32_t n, std::uint64_t begin, std::uint64_t end);
+
+// a, b: read u32[n]; out: output u32[n]. out[i] = a[i] ^ b[i].
+Program xor_program(std::uint32_t n);
+
+// What the programs above compute (u32 arithmetic wraps), for tests that check results without a
+// reference backend (the fake driver's kernels compute the same: fake_kernels.hpp).
+std::vector<std::uint32_t> affine_model(const std::vector<std::uint32_t>& a, std::uint32_t n);
+std::vector<std::uint32_t> rotate_model(std::vector<std::uint32_t> x, int rounds);
+std::vector<std::uint32_t> mix_model(std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, int rounds = 1);
+std::vector<std::uint32_t> xor_model(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b);
 
 }  // namespace vyre::cudatest
