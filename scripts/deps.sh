@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian packages vyre needs, only when something is missing (one apt-get update).
 # Idempotent; needs root (or sudo) only when it has something to install.
+#   scripts/deps.sh        what building and testing need
+#   scripts/deps.sh --ci   also what the CI's reliability steps need (valgrind, clang + libFuzzer)
 set -euo pipefail
+ci=0
+[ "${1:-}" = "--ci" ] && ci=1
 
 need=()
 have_header() { [ -e "/usr/include/$1" ] || [ -e "/usr/local/include/$1" ]; }
@@ -15,6 +19,12 @@ have_header boost/dll.hpp && have_header boost/json/src.hpp || need+=(libboost1.
 have_header fmt/core.h || need+=(libfmt-dev)
 have_header doctest/doctest.h || need+=(doctest-dev)
 have_header openssl/sha.h || need+=(libssl-dev)
+if [ $ci -eq 1 ]; then
+  have_cmd valgrind || need+=(valgrind)
+  have_cmd clang++-14 || have_cmd clang++ || need+=(clang-14)
+  ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+    need+=(libclang-rt-14-dev)
+fi
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "deps: everything is installed"

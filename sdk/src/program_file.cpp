@@ -17,6 +17,10 @@ namespace vyre {
 
 namespace {
 
+// Larger files are refused: no program comes near it, and reading /dev/zero or a FIFO that never
+// ends must not exhaust memory.
+constexpr std::size_t kMaxProgramFileBytes = std::size_t{256} << 20;
+
 std::vector<std::uint8_t> read_all(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -24,7 +28,17 @@ std::vector<std::uint8_t> read_all(const std::filesystem::path& path) {
          "check that the file exists and is readable");
   std::vector<std::uint8_t> bytes;
   try {  // libstdc++ throws from underflow for a directory (EISDIR)
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+      bytes.insert(bytes.end(), chunk, chunk + in.gcount());
+      if (bytes.size() > kMaxProgramFileBytes)
+        fail(VYRE_ERR_IO,
+             fmt::format("program file '{}' is larger than {} MiB", path.string(),
+                         kMaxProgramFileBytes >> 20),
+             "pass a program file (JSON or wire bytes), not a device, pipe or data file");
+    }
+  } catch (const Error&) {
+    throw;
   } catch (const std::exception& e) {
     fail(VYRE_ERR_IO, fmt::format("reading program file '{}' failed: {}", path.string(), e.what()),
          "pass a regular file holding a program (JSON or wire bytes)");

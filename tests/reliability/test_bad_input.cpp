@@ -160,6 +160,11 @@ TEST_CASE("program files that are not programs are clear errors") {
   CHECK(dir_code == VYRE_ERR_IO);
   CHECK(has_fix(dir_message));
   CHECK(error_of([] { vyre::load_program_file("/nonexistent/program.json"); }).first == VYRE_ERR_IO);
+  // An endless device is refused at the size limit, not read until memory runs out.
+  const auto [zero_code, zero_message] = error_of([] { vyre::load_program_file("/dev/zero"); });
+  CHECK(zero_code == VYRE_ERR_IO);
+  CHECK(zero_message.find("larger than") != std::string::npos);
+  CHECK(has_fix(zero_message));
 }
 
 // ---- certificates -----------------------------------------------------------------------------

@@ -89,9 +89,11 @@ int run(std::vector<std::string> args) {
     return args.empty() ? vyre::cli::kExitUsage : vyre::cli::kExitOk;
   }
   const vyre::cli::Command* command = find_command(args[0]);
-  if (command == nullptr)
-    throw UsageError(fmt::format("unknown command '{}' (commands: backends, ops, validate, run, convert)",
-                                 args[0]));
+  if (command == nullptr) {
+    std::string names;
+    for (const auto& c : vyre::cli::commands()) names += (names.empty() ? "" : ", ") + std::string(c.name);
+    throw UsageError(fmt::format("unknown command '{}' (commands: {})", args[0], names));
+  }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (vyre::cli::wants_help(rest)) {
     fmt::print("{}", command->help);

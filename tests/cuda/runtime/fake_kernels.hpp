@@ -7,11 +7,9 @@
 #include <mutex>
 
 #include "fake_driver/fake_cuda.h"
+#include "test_programs.hpp"
 
 namespace vyre::cudatest {
-
-// The program whose kernels the fake runs (test_programs.hpp); None runs nothing.
-enum class Kernel { None, Increment, Mix, Scramble, Affine, Rotate, Xor };
 
 class FakeScope {
  public:

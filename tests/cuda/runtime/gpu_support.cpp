@@ -36,9 +36,11 @@ const LoadedPlugin& plugin(std::string_view id) { return plugin_at(plugin_path(i
 
 }  // namespace
 
-bool require_gpu() {
+namespace {
+
+bool require_instance(const std::function<void()>& create) {
   try {
-    (void)cuda();
+    create();
     return true;
   } catch (const Error& error) {
     if (error.code() == VYRE_ERR_NO_DEVICE) {
@@ -52,6 +54,16 @@ bool require_gpu() {
   }
   std::fflush(stdout);
   std::exit(1);
+}
+
+}  // namespace
+
+bool require_gpu() {
+  return require_instance([] { (void)cuda(); });
+}
+
+bool require_gpu(const std::string& plugin) {
+  return require_instance([&] { (void)open_plugin_file(plugin); });
 }
 
 host::Backend open_backend(std::string_view id, const host::CreateOptions& options) {

@@ -24,9 +24,11 @@ using host::ByteVector;
 using host::Bytes;
 using host::MutableBytes;
 
-// Call from a namespace-scope initializer: returns true when the cuda plugin can create an
-// instance here; otherwise prints "SKIP: <reason>" and exits 77 (NO_DEVICE) or 1 (anything else).
+// Call from a namespace-scope initializer: returns true when the cuda plugin (or the plugin file
+// `plugin`) can create an instance here; otherwise prints "SKIP: <reason>" and exits 77
+// (NO_DEVICE) or 1 (anything else).
 bool require_gpu();
+bool require_gpu(const std::string& plugin);
 
 // A new instance of the backend `id` from build/plugins (throws vyre::Error).
 host::Backend open_backend(std::string_view id, const host::CreateOptions& options = {});

@@ -30,43 +30,6 @@ std::vector<ByteVector> expected_outputs(const Program& program, const std::vect
   return reference().dispatch(reference().compile(program), views(inputs), config);
 }
 
-// Checks `f` throws vyre::Error with `code` and a Fix; returns its message.
-template <class F>
-std::string expect_error(F&& f, vyre_status code) {
-  try {
-    f();
-  } catch (const vyre::Error& error) {
-    INFO("message: " << error.what());
-    CHECK(error.code() == code);
-    CHECK(std::string(error.what()).find("Fix: ") != std::string::npos);
-    return error.what();
-  }
-  FAIL("expected vyre::Error " << vyre::status_name(code));
-  return {};
-}
-
-struct Delta {
-  const vyre::host::Backend& backend;
-  std::vector<vyre::host::Metric> before;
-  explicit Delta(const vyre::host::Backend& b) : backend(b), before(b.metrics()) {}
-  std::uint64_t operator()(std::string_view name) const {
-    std::uint64_t old = 0;
-    for (const auto& m : before) {
-      if (m.name == name) old = m.value;
-    }
-    return metric(backend, name) - old;
-  }
-};
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-
- private:
-  const char* name_;
-};
-
 }  // namespace
 
 TEST_CASE("the device profile describes the GPU") {
@@ -226,34 +189,26 @@ TEST_CASE("8 threads dispatching on one instance each get their own results") {
       jobs.push_back(Job{p, std::move(inputs), std::move(expected)});
     }
   }
-  std::mutex mutex;
-  std::vector<std::string> failures;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&, t] {
-      for (int iteration = 0; iteration < 40; ++iteration) {
-        const Job& job = jobs[(t * 7 + iteration) % jobs.size()];
-        try {
-          std::vector<ByteVector> actual;
-          switch (iteration % 3) {
-            case 0: actual = cuda().dispatch(compiled[job.program], views(job.inputs)); break;
-            case 1: actual = cuda().dispatch_async(compiled[job.program], views(job.inputs)).wait(); break;
-            default: actual = cuda().dispatch_timed(compiled[job.program], views(job.inputs)).outputs; break;
-          }
-          if (actual != job.expected) {
-            std::lock_guard lock(mutex);
-            same_outputs("concurrent dispatch", programs[job.program], job.inputs, job.expected, actual);
-            failures.push_back("thread " + std::to_string(t) + " iteration " + std::to_string(iteration));
-          }
-        } catch (const std::exception& error) {
-          std::lock_guard lock(mutex);
-          failures.push_back("thread " + std::to_string(t) + ": " + error.what());
+  const auto failures = run_threads(8, [&](int t, Failures& found) {
+    for (int iteration = 0; iteration < 40; ++iteration) {
+      const Job& job = jobs[(t * 7 + iteration) % jobs.size()];
+      try {
+        std::vector<ByteVector> actual;
+        switch (iteration % 3) {
+          case 0: actual = cuda().dispatch(compiled[job.program], views(job.inputs)); break;
+          case 1: actual = cuda().dispatch_async(compiled[job.program], views(job.inputs)).wait(); break;
+          default: actual = cuda().dispatch_timed(compiled[job.program], views(job.inputs)).outputs; break;
         }
+        if (actual != job.expected) {
+          found.add("thread " + std::to_string(t) + " iteration " + std::to_string(iteration), [&] {
+            same_outputs("concurrent dispatch", programs[job.program], job.inputs, job.expected, actual);
+          });
+        }
+      } catch (const std::exception& error) {
+        found.add("thread " + std::to_string(t) + ": " + error.what());
       }
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  for (const auto& failure : failures) std::cout << "  " << failure << std::endl;
+    }
+  });
   CHECK(failures.empty());
 }
 

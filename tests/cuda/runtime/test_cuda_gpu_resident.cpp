@@ -25,60 +25,6 @@ using vyre::host::ResidentBuffer;
 
 const bool kGpu = require_gpu();
 
-struct Delta {
-  const vyre::host::Backend& backend;
-  std::vector<vyre::host::Metric> before;
-  explicit Delta(const vyre::host::Backend& b) : backend(b), before(b.metrics()) {}
-  std::uint64_t operator()(std::string_view name) const {
-    std::uint64_t old = 0;
-    for (const auto& m : before) {
-      if (m.name == name) old = m.value;
-    }
-    return metric(backend, name) - old;
-  }
-};
-
-template <class F>
-std::string expect_error(F&& f, vyre_status code) {
-  try {
-    f();
-  } catch (const vyre::Error& error) {
-    INFO("message: " << error.what());
-    CHECK(error.code() == code);
-    CHECK(std::string(error.what()).find("Fix: ") != std::string::npos);
-    return error.what();
-  }
-  FAIL("expected vyre::Error " << vyre::status_name(code));
-  return {};
-}
-
-std::vector<std::uint32_t> words(const ByteVector& bytes) {
-  std::vector<std::uint32_t> out(bytes.size() / 4);
-  std::memcpy(out.data(), bytes.data(), out.size() * 4);
-  return out;
-}
-
-std::vector<std::uint32_t> random_words(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::uint32_t> out(n);
-  for (auto& w : out) w = rng();
-  return out;
-}
-
-// Report the first differing words of two u32 arrays.
-bool same_words(const char* what, const std::vector<std::uint32_t>& expected, const std::vector<std::uint32_t>& actual) {
-  if (expected == actual) return true;
-  std::cout << "MISMATCH in " << what << " (" << expected.size() << " vs " << actual.size() << " words)\n";
-  int shown = 0;
-  for (std::size_t i = 0; i < std::min(expected.size(), actual.size()) && shown < 8; ++i) {
-    if (expected[i] == actual[i]) continue;
-    std::cout << "  [" << i << "] expected " << expected[i] << ", actual " << actual[i] << "\n";
-    ++shown;
-  }
-  std::cout << std::flush;
-  return false;
-}
-
 }  // namespace
 
 TEST_CASE("resident round trip: zero at allocation, writes at offsets, merged range reads") {
@@ -336,45 +282,33 @@ TEST_CASE("8 threads share one backend: resident work, sequences and host dispat
   const auto shared_y = random_words(n, 70);
   const ResidentBuffer y = backend.alloc(n * 4);  // read by every thread at once
   backend.upload(y, 0, vyre::host::as_bytes(shared_y));
-  std::mutex mutex;
-  std::vector<std::string> failures;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&, t] {
-      try {
-        const ResidentBuffer x = backend.alloc(n * 4);
-        for (int iteration = 0; iteration < 30; ++iteration) {
-          auto model = random_words(n, 1000 * t + iteration);
-          backend.upload(x, 0, vyre::host::as_bytes(model));
-          backend.dispatch_resident(mix, std::vector<Binding>{Binding::of(x), Binding::of(y)});
-          for (std::uint32_t i = 0; i < n; ++i) model[i] = model[i] * 3 + shared_y[i];
-          if (iteration % 3 == 0) {
-            std::vector<std::uint32_t> out(n);
-            vyre::host::Sequence sequence;
-            sequence.repeated = {{increment, {}, {x}}};
-            sequence.repeat_count = 4;
-            sequence.reads = {{x, 0, vyre::host::MutableBytes(reinterpret_cast<std::byte*>(out.data()), n * 4)}};
-            backend.sequence(sequence);
-            for (auto& w : model) w += 4;
-            if (out != model) throw std::runtime_error("sequence result differs");
-          }
-          if (words(backend.download(x, 0, n * 4)) != model) {
-            throw std::runtime_error("resident result differs at iteration " + std::to_string(iteration));
-          }
-          const auto host = backend.dispatch(mix, std::vector<vyre::host::Bytes>{vyre::host::as_bytes(model),
-                                                                                   vyre::host::as_bytes(shared_y)});
-          auto expected = model;
-          for (std::uint32_t i = 0; i < n; ++i) expected[i] = expected[i] * 3 + shared_y[i];
-          if (words(host.at(0)) != expected) throw std::runtime_error("host dispatch result differs");
-        }
-      } catch (const std::exception& error) {
-        std::lock_guard lock(mutex);
-        failures.push_back("thread " + std::to_string(t) + ": " + error.what());
+  const auto failures = run_threads(8, [&](int t, Failures&) {
+    const ResidentBuffer x = backend.alloc(n * 4);
+    for (int iteration = 0; iteration < 30; ++iteration) {
+      auto model = random_words(n, 1000 * t + iteration);
+      backend.upload(x, 0, vyre::host::as_bytes(model));
+      backend.dispatch_resident(mix, std::vector<Binding>{Binding::of(x), Binding::of(y)});
+      for (std::uint32_t i = 0; i < n; ++i) model[i] = model[i] * 3 + shared_y[i];
+      if (iteration % 3 == 0) {
+        std::vector<std::uint32_t> out(n);
+        vyre::host::Sequence sequence;
+        sequence.repeated = {{increment, {}, {x}}};
+        sequence.repeat_count = 4;
+        sequence.reads = {{x, 0, vyre::host::MutableBytes(reinterpret_cast<std::byte*>(out.data()), n * 4)}};
+        backend.sequence(sequence);
+        for (auto& w : model) w += 4;
+        if (out != model) throw std::runtime_error("sequence result differs");
       }
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  for (const auto& failure : failures) std::cout << "  " << failure << std::endl;
+      if (words(backend.download(x, 0, n * 4)) != model) {
+        throw std::runtime_error("resident result differs at iteration " + std::to_string(iteration));
+      }
+      const auto host = backend.dispatch(mix, std::vector<vyre::host::Bytes>{vyre::host::as_bytes(model),
+                                                                               vyre::host::as_bytes(shared_y)});
+      auto expected = model;
+      for (std::uint32_t i = 0; i < n; ++i) expected[i] = expected[i] * 3 + shared_y[i];
+      if (words(host.at(0)) != expected) throw std::runtime_error("host dispatch result differs");
+    }
+  });
   CHECK(failures.empty());
 }
 

@@ -8,12 +8,14 @@
 #include <set>
 #include <string>
 
+#include "gpu_support.hpp"  // ScopedEnv only (header-only)
 #include "plugin_loader.hpp"
 #include "vyre/ops.hpp"
 
 namespace {
 
 using vyre::cudatest::LoadedPlugin;
+using vyre::cudatest::ScopedEnv;
 
 const LoadedPlugin& cuda_plugin() {
   static const LoadedPlugin plugin = vyre::cudatest::load_plugin(vyre::cudatest::plugin_path("cuda"));
@@ -44,33 +46,6 @@ CreateResult try_create(const vyre_create_options* options) {
   }
   return result;
 }
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old != nullptr) old_ = old;
-    had_ = old != nullptr;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 void check_fix(const std::string& message) {
   INFO("message: " << message);

@@ -9,6 +9,9 @@
 
 namespace vyre::cudatest {
 
+// The programs below, by name (the fake driver runs the kernels of the one selected: fake_kernels.hpp).
+enum class Kernel { None, Increment, Mix, Scramble, Affine, Rotate, Xor };
+
 // a: read u32 (runtime-sized); out: output u32[n]. out[i] = a[i] * 3 + i for i < len(a).
 Program affine_program(std::uint32_t n);
 
