@@ -6,14 +6,20 @@
 # Steps, each under its own time limit, CUDA work first: record the environment (nvidia-smi,
 # compilers); configure (Release, Ninja) and build the CUDA plugin, reference_cpu and the CUDA
 # tests (JOBS=16); run the CPU-side CUDA tests (units, plugin registration, the fake-driver suite)
-# and the GPU tests (dispatch modes, resident/sequence/graph tests, the differential of every op
-# against reference_cpu); then build everything else, optionally run vyre-conform
+# and the GPU tests (dispatch modes, resident/sequence/graph tests, the fault-injection table on
+# the real driver, the differential of every op against reference_cpu); optionally vyre-bench
+# cases (VYRE_GPU_TEST_BENCH="P2 P3": the release plugin, not the fault plugin); then build
+# everything else (VYRE_GPU_TEST_BUILD_ALL=0 skips it), optionally run vyre-conform
 # (VYRE_GPU_TEST_CONFORM=1), and the rest of the ctest suite (VYRE_GPU_TEST_CPU_SUITE=0 skips it).
 #
 # Full logs go to $OUT when it is set (else <build>/gpu-test-logs); the last thing printed is a
 # summary table (step, result, seconds), also written to summary.txt. A test that finds no GPU
 # exits 77 and shows as SKIP with its reason in the log. The exit status is 0 only when nothing
 # failed.
+#
+# Fault injection: every build with tests also makes the test-only plugin with the VYRE_CUDA_FAIL
+# hooks (build-gpu/tests/cuda/fault_plugin/libvyre_cuda.so); the release plugin has none
+# (docs/RELIABILITY.md, "CUDA fault injection").
 #
 # Knobs: BUILD_DIR (default build-gpu), JOBS (16), VYRE_TEST_SEED, VYRE_TEST_RANDOM_LANES,
 # VYRE_TEST_OPS (see tests/cuda/runtime/test_cuda_gpu_ops.cpp), VYRE_GPU_TEST_OPS_TIMEOUT (300).
@@ -99,13 +105,15 @@ configure_project() {
 
 # What the CUDA tests need: the two plugins and the test binaries.
 build_cuda() {
-  run_step build-cuda 900 cmake --build "$build" -j "$jobs" --target vyre_cuda vyre_reference_cpu \
-    test_cuda_runtime_units test_cuda_plugin test_cuda_fake_driver test_cuda_gpu_ops \
-    test_cuda_gpu_dispatch test_cuda_gpu_resident
+  run_step build-cuda 900 cmake --build "$build" -j "$jobs" --target vyre_cuda vyre_cuda_fault \
+    vyre_reference_cpu test_cuda_runtime_units test_cuda_plugin test_cuda_fake_driver \
+    test_cuda_fault_injection test_cuda_gpu_ops test_cuda_gpu_dispatch test_cuda_gpu_resident \
+    test_cuda_gpu_faults
 }
 
 # Everything else (a failure here does not stop the run: the build keeps going past it).
 build_rest() {
+  [ "${VYRE_GPU_TEST_BUILD_ALL:-1}" = 1 ] || return 0
   local keep_going=(-k)
   [ -f "$build/build.ninja" ] && keep_going=(-k 0)
   run_step build-all 900 cmake --build "$build" -j "$jobs" -- "${keep_going[@]}"
@@ -129,11 +137,24 @@ run_cuda_tests() {
   run_binary test_cuda_runtime_units 120
   run_binary test_cuda_plugin 120
   run_binary test_cuda_fake_driver 300
+  run_binary test_cuda_fault_injection 300
   # GPU tests, one at a time (they measure device memory and share the device).
   run_binary test_cuda_gpu_dispatch 300
   run_binary test_cuda_gpu_resident 300
+  run_binary test_cuda_gpu_faults 300
   run_binary test_cuda_gpu_ops "${VYRE_GPU_TEST_OPS_TIMEOUT:-300}" \
     VYRE_TEST_THREADS="${VYRE_TEST_THREADS:-8}"
+}
+
+# vyre-bench cases named in VYRE_GPU_TEST_BENCH, on this build's (release) plugins.
+run_bench() {
+  local cases=${VYRE_GPU_TEST_BENCH:-}
+  [ -n "$cases" ] || return 0
+  run_step build-bench 600 cmake --build "$build" -j "$jobs" --target vyre-bench || return 1
+  local c
+  for c in $cases; do
+    run_step "bench-$c" 300 "$build/bin/vyre-bench" --case "$c" --backend cuda --json "$logs/bench-$c.json"
+  done
 }
 
 run_rest() {
@@ -152,9 +173,9 @@ run_rest() {
 
 # The CUDA work first (device time is scarce), the rest of the project after it.
 case "$mode" in
-  all) record_environment; configure_project && build_cuda && run_cuda_tests; build_rest; run_rest ;;
+  all) record_environment; configure_project && build_cuda && run_cuda_tests; run_bench; build_rest; run_rest ;;
   build) record_environment; configure_project && build_cuda; build_rest ;;
-  test) record_environment; run_cuda_tests; run_rest ;;
+  test) record_environment; run_cuda_tests; run_bench; run_rest ;;
   *) echo "usage: $0 [all|build|test]" >&2; exit 2 ;;
 esac
 [ "$failures" -eq 0 ]

@@ -341,14 +341,27 @@ class SequenceOp final : public FaultOp {
 // A compiled pipeline's first dispatch (the shape is built) or a later one (replayed).
 class PipelineOp final : public FaultOp {
  public:
-  PipelineOp(std::string name, HostCase c, bool replay)
-      : FaultOp(std::move(name), c.kernel, c.rotate_n), case_(std::move(c)), replay_(replay) {}
+  // `captured`: an image or copies shape captured into a graph (VYRE_CUDA_PIPELINE_CAPTURE=1)
+  // instead of dispatched plainly.
+  PipelineOp(std::string name, HostCase c, bool replay, bool captured)
+      : FaultOp(std::move(name), c.kernel, c.rotate_n), case_(std::move(c)), replay_(replay), captured_(captured) {}
+  // The first dispatch captures the shape's work into a graph on a stream of its own: a call
+  // failing there fails the capture, and the shape queues the same work directly instead
+  // (graph_fallbacks).
+  std::set<std::string> absorbs() const override {
+    if (replay_ || !captured_) return {};
+    return {"cuStreamCreate", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemsetD8Async", "cuLaunchKernel"};
+  }
   void setup(FaultContext& ctx) override {
     pipeline_ = ctx.backend.pipeline(ctx.backend.compile(case_.program));
+    const ScopedEnv capture("VYRE_CUDA_PIPELINE_CAPTURE", captured_ ? "1" : nullptr);  // read per new shape
     if (replay_) pipeline_.dispatch(views_of(case_.inputs));
   }
   void prepare(FaultContext&) override { outputs_.reset(byte_sizes(case_.expected)); }
-  void run(FaultContext&) override { pipeline_.dispatch_into(views_of(case_.inputs), outputs_.targets()); }
+  void run(FaultContext&) override {
+    const ScopedEnv capture("VYRE_CUDA_PIPELINE_CAPTURE", captured_ ? "1" : nullptr);
+    pipeline_.dispatch_into(views_of(case_.inputs), outputs_.targets());
+  }
   std::string verify(FaultContext&) override { return outputs_.equal(case_.expected); }
   std::string untouched() const override { return outputs_.untouched(); }
   void teardown() override { pipeline_ = {}; }
@@ -356,6 +369,7 @@ class PipelineOp final : public FaultOp {
  private:
   HostCase case_;
   bool replay_;
+  bool captured_;
   host::Pipeline pipeline_;
   Outputs outputs_;
 };
@@ -383,12 +397,14 @@ std::vector<std::unique_ptr<FaultOp>> representative_fault_ops() {
   ops.push_back(std::make_unique<FreeOp>());
   ops.push_back(std::make_unique<SequenceOp>("sequence", false));
   ops.push_back(std::make_unique<SequenceOp>("sequence (graph update)", true));
-  ops.push_back(std::make_unique<PipelineOp>("pipeline first dispatch (mapped)", mapped_case(), false));
-  ops.push_back(std::make_unique<PipelineOp>("pipeline replay (mapped)", mapped_case(), true));
-  ops.push_back(std::make_unique<PipelineOp>("pipeline first dispatch (image)", image_case(), false));
-  ops.push_back(std::make_unique<PipelineOp>("pipeline replay (image)", image_case(), true));
-  ops.push_back(std::make_unique<PipelineOp>("pipeline replay (copies)", copies_case(), true));
-  ops.push_back(std::make_unique<PipelineOp>("pipeline (cooperative)", cooperative_case(), true));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline first dispatch (mapped)", mapped_case(), false, false));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline replay (mapped)", mapped_case(), true, false));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline (image)", image_case(), true, false));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline (copies)", copies_case(), true, false));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline (cooperative)", cooperative_case(), true, false));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline first dispatch (image, captured)", image_case(), false, true));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline replay (image, captured)", image_case(), true, true));
+  ops.push_back(std::make_unique<PipelineOp>("pipeline replay (copies, captured)", copies_case(), true, true));
   return ops;
 }
 

@@ -2,7 +2,7 @@
 // instance, compiling, host dispatch (mapped, image, copies, cooperative; sync, async, timed),
 // resident allocation, upload, download, dispatch (plain, repeated, host-bound, async, timed) and
 // free, sequences (plain and updating a cached graph) and compiled pipelines (first and replayed
-// dispatch of each staging). Each runs on a fresh instance, and can run again after a failure.
+// dispatch of each staging, also with image and copies shapes captured into graphs). Each runs on a fresh instance, and can run again after a failure.
 #pragma once
 
 #include <functional>

@@ -14,27 +14,9 @@ namespace {
 constexpr const char* kFaultEnv = "VYRE_CUDA_FAIL";
 constexpr std::string_view kCallPrefix = "driver_calls.";
 
-using Counts = std::map<std::string, std::uint64_t>;
+using Counts = CallCounts;
 
-Counts call_counts(const host::Backend& observer) {
-  Counts counts;
-  for (const auto& m : observer.metrics()) {
-    const std::string_view name = m.name;
-    if (name.starts_with(kCallPrefix)) counts[std::string(name.substr(kCallPrefix.size()))] = m.value;
-  }
-  return counts;
-}
-
-// Calls between two readings, less what one reading makes itself.
-Counts calls_between(const Counts& before, const Counts& after, const Counts& reading) {
-  Counts calls;
-  for (const auto& [name, value] : after) {
-    const std::uint64_t made = value - before.at(name);
-    const std::uint64_t own = reading.count(name) != 0 ? reading.at(name) : 0;
-    if (made > own) calls[name] = made - own;
-  }
-  return calls;
-}
+Counts call_counts(const host::Backend& observer) { return driver_calls(observer); }
 
 // Failures that an operation finishes correctly despite, for every operation, and why.
 bool absorbable(const FaultOp& op, const std::string& function, bool persistent) {
@@ -48,6 +30,9 @@ bool absorbable(const FaultOp& op, const std::string& function, bool persistent)
   if (!persistent && (function == "cuMemAlloc" || function == "cuMemHostAlloc")) return true;
   // Housekeeping: an upload's staging stays parked until a query of its fence succeeds.
   if (function == "cuEventQuery") return true;
+  // Release paths re-bind the context quietly (they may run on any thread); on the thread that
+  // made the call the context is current already.
+  if (function == "cuCtxSetCurrent") return true;
   return op.absorbs().count(function) != 0;
 }
 
@@ -66,7 +51,7 @@ std::string judge(FaultOp& op, FaultContext& ctx, const Row& row, const std::opt
     if (!fired) return "failed, but no fault was injected: " + what;
     const bool allowed = error->code() == VYRE_ERR_DEVICE || error->code() == VYRE_ERR_OUT_OF_MEMORY ||
                          (op.creates() && error->code() == VYRE_ERR_NO_DEVICE);
-    if (!allowed) return std::string("error code ") + status_name(error->code()) + ": " + what;
+    if (!allowed) return "error code " + std::string(status_name(error->code())) + ": " + what;
     if (what.find(row.function) == std::string::npos) return "the error does not name " + row.function + ": " + what;
     if (what.find("Fix: ") == std::string::npos) return "the error has no Fix: " + what;
     const std::string written = op.untouched();
@@ -86,7 +71,7 @@ std::string judge(FaultOp& op, FaultContext& ctx, const Row& row, const std::opt
 }
 
 std::string outcome_text(const std::optional<Error>& error, bool fired) {
-  if (error) return std::string(status_name(error->code())) + ": " + std::string(error->what()).substr(0, 140);
+  if (error) return std::string(status_name(error->code())) + ": " + std::string(error->what()).substr(0, 160);
   return fired ? "absorbed" : "not fired";
 }
 
@@ -153,6 +138,27 @@ std::vector<Row> rows_for(const Counts& calls) {
 }
 
 }  // namespace
+
+CallCounts driver_calls(const host::Backend& observer) {
+  CallCounts counts;
+  for (const auto& m : observer.metrics()) {
+    const std::string_view name = m.name;
+    if (name.starts_with(kCallPrefix)) counts[std::string(name.substr(kCallPrefix.size()))] = m.value;
+  }
+  return counts;
+}
+
+CallCounts calls_between(const CallCounts& before, const CallCounts& after, const CallCounts& reading) {
+  CallCounts calls;
+  for (const auto& [name, value] : after) {
+    const auto found = before.find(name);
+    const std::uint64_t made = value - (found != before.end() ? found->second : 0);
+    const auto own = reading.find(name);
+    const std::uint64_t overhead = own != reading.end() ? own->second : 0;
+    if (made > overhead) calls[name] = made - overhead;
+  }
+  return calls;
+}
 
 std::string fault_plugin_path() { return std::string(VYRE_BINARY_DIR) + "/tests/cuda/fault_plugin/libvyre_cuda.so"; }
 

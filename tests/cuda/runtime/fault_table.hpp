@@ -46,4 +46,11 @@ FaultTableReport run_fault_table(const std::vector<std::unique_ptr<FaultOp>>& op
 // The hookable functions, as the plugin reports them (driver_calls.<function> metrics).
 std::vector<std::string> hookable_functions(const host::Backend& observer);
 
+// Calls of each hookable function made by this process so far, read through `observer`.
+using CallCounts = std::map<std::string, std::uint64_t>;
+CallCounts driver_calls(const host::Backend& observer);
+// The calls made between two readings, less `reading` (what one reading makes itself); functions
+// not called are left out.
+CallCounts calls_between(const CallCounts& before, const CallCounts& after, const CallCounts& reading);
+
 }  // namespace vyre::cudatest

@@ -136,15 +136,40 @@ TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry count
   CHECK(timed.timing.wall_ns >= timed.timing.enqueue_ns);
   CHECK(metric(fake(), "timed_device_ns") >= 250000);
 
+  // An image-staged pipeline dispatches as a plain dispatch does (pipeline_shape.hpp).
   const auto pipeline = fake().pipeline(compiled);
+  Delta plain(fake());
+  for (int k = 0; k < 4; ++k) {
+    const auto input = random_words(k % 2 == 0 ? 1000 : 2500, 30 + k, kWordBound);
+    CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
+  }
+  CHECK(plain("graph_builds") == 0);
+  CHECK(plain("h2d_operations") == 4);
+  CHECK(FakeScope::stats().captures == 0);
+
+  // VYRE_CUDA_PIPELINE_CAPTURE=1 (read when a shape is built): one captured graph per input shape.
+  ScopedEnv capture("VYRE_CUDA_PIPELINE_CAPTURE", "1");
+  const auto captured = fake().pipeline(compiled);
   Delta graphs(fake());
   for (int k = 0; k < 6; ++k) {
     const auto input = random_words(k % 2 == 0 ? 1000 : 2500, 10 + k, kWordBound);
-    CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
+    CHECK(words(captured.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
   }
   CHECK(graphs("graph_builds") == 2);  // one captured graph per input shape
   CHECK(graphs("graph_launches") == 6);
   CHECK(FakeScope::stats().captures == 2);
+
+  // VYRE_CUDA_DISABLE_GRAPHS=1 (read when a shape is built): the same work queued directly.
+  ScopedEnv direct("VYRE_CUDA_DISABLE_GRAPHS", "1");
+  const auto direct_pipeline = fake().pipeline(compiled);
+  Delta none(fake());
+  for (int k = 0; k < 3; ++k) {
+    const auto input = random_words(2000, 20 + k, kWordBound);
+    CHECK(words(direct_pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
+  }
+  CHECK(none("graph_builds") == 0);
+  CHECK(none("graph_launches") == 0);
+  CHECK(none("h2d_operations") == 3);
 }
 
 TEST_CASE("module and PTX caches: one lowering per process, one module load per instance") {
@@ -195,6 +220,7 @@ TEST_CASE("grid_sync: cooperative with fresh barrier state when co-resident, pha
     CHECK(s.cooperative_launches == 0);
     CHECK(s.kernel_launches == 6);
     FakeScope scope(Kernel::Rotate, 4096);
+    ScopedEnv capture("VYRE_CUDA_PIPELINE_CAPTURE", "1");  // split phases replay from a captured graph
     const auto x = random_words(4096, 3, kWordBound);
     const auto pipeline = forced.pipeline(forced.compile(rotate_program(4096)));
     for (int k = 0; k < 3; ++k) CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(x)}).at(0)) == rotate_model(x, 1));

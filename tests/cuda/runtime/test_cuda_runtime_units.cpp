@@ -1,6 +1,6 @@
 // The CUDA runtime's pure logic, without a device: size classes and free lists, download range
 // merging, staging layouts, every launch check, the kernel parameter table, device selection, the
-// JIT cache directory, driver-loading failures, and telemetry.
+// JIT cache directory, driver-loading failures, telemetry, and the VYRE_CUDA_FAIL rules.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -12,6 +12,8 @@
 #include "runtime/device_info.hpp"
 #include "runtime/device_select.hpp"
 #include "runtime/driver.hpp"
+#include "runtime/fault/spec.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/jit_cache.hpp"
 #include "runtime/kernel_args.hpp"
 #include "runtime/launch_checks.hpp"
@@ -326,4 +328,41 @@ TEST_CASE("telemetry: unique names; reset zeroes counters but keeps gauges") {
   telemetry.reset();
   CHECK(telemetry.kernel_launches.load() == 0);
   CHECK(telemetry.resident_bytes_live.load() == 4096);
+}
+
+TEST_CASE("VYRE_CUDA_FAIL rules: n-th call, from the n-th on, a chosen CUresult, versioned names") {
+  namespace fault = vyre::cuda::fault;
+  CHECK(fault::parse_fault_spec("").empty());
+  CHECK(fault::parse_fault_spec(" , ").empty());
+  const auto rules = fault::parse_fault_spec("cuMemAlloc_v2:3, cuLaunchKernel:2+:700,cuEventRecord:1");
+  REQUIRE(rules.size() == 3);
+  CHECK(rules[0].hook == fault::Hook::cuMemAlloc);
+  CHECK(rules[0].nth == 3);
+  CHECK(rules[0].result == drv::CUDA_ERROR_OUT_OF_MEMORY);
+  CHECK(!rules[0].fails(2));
+  CHECK(rules[0].fails(3));
+  CHECK(!rules[0].fails(4));
+  CHECK(rules[1].hook == fault::Hook::cuLaunchKernel);
+  CHECK(rules[1].result == 700);
+  CHECK(!rules[1].fails(1));
+  CHECK(rules[1].fails(2));
+  CHECK(rules[1].fails(9));
+  CHECK(rules[2].result == 999);  // CUDA_ERROR_UNKNOWN unless the rule names one
+  for (const char* bad : {"cuMemFree:1", "cuMemAlloc", "cuMemAlloc:0", "cuMemAlloc:-1", "cuMemAlloc:1:0", "nope:1",
+                          "cuMemAlloc:1x", "cuMemAlloc_v9:1"}) {
+    CAPTURE(bad);
+    expect_error([&] { fault::parse_fault_spec(bad); }, VYRE_ERR_INVALID_ARGUMENT, "cuModuleLoadDataEx");
+  }
+  expect_error([] { fault::parse_fault_spec("list"); }, VYRE_ERR_INVALID_ARGUMENT, "cuGraphInstantiateWithFlags");
+  CHECK(fault::hookable_list().find("cuStreamBeginCapture") != std::string::npos);
+  CHECK(fault::hookable_list().find("cuMemFree") == std::string::npos);  // releases are not hookable
+}
+
+TEST_CASE("a build without fault injection ignores VYRE_CUDA_FAIL and reports no fault metrics") {
+  namespace fault = vyre::cuda::fault;
+  CHECK(!fault::compiled_in());
+  setenv("VYRE_CUDA_FAIL", "cuMemAlloc:1", 1);
+  fault::check_environment();  // a warning through the host log, never an error
+  unsetenv("VYRE_CUDA_FAIL");
+  CHECK(fault::metrics().empty());
 }

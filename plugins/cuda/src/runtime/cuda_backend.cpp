@@ -25,7 +25,7 @@ std::shared_ptr<kit::CompiledProgram> CudaBackend::compile(Program program, std:
 }
 
 void CudaBackend::dispatch(const kit::HostDispatch& dispatch) {
-  HostRun::start(runtime_, dispatch, false)->wait(UINT64_MAX);
+  HostRun::start(runtime_, dispatch, false)->wait_on_queuing_thread();
 }
 
 std::unique_ptr<kit::Pending> CudaBackend::dispatch_async(const kit::HostDispatch& dispatch) {
@@ -34,7 +34,7 @@ std::unique_ptr<kit::Pending> CudaBackend::dispatch_async(const kit::HostDispatc
 
 kit::Timing CudaBackend::dispatch_timed(const kit::HostDispatch& dispatch) {
   auto run = HostRun::start(runtime_, dispatch, true);
-  run->wait(UINT64_MAX);
+  run->wait_on_queuing_thread();
   const kit::Timing timing = run->timing();
   record_timing(timing);
   return timing;
@@ -57,13 +57,13 @@ void CudaBackend::resident_download(std::span<const kit::ResidentRead> reads) {
 std::unique_ptr<kit::Pending> CudaBackend::dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) {
   auto run = ResidentRun::start(runtime_, dispatch, false);
   if (!wait) return std::make_unique<CudaPending>(std::move(run));
-  run->wait(UINT64_MAX);
+  run->wait_on_queuing_thread();
   return nullptr;
 }
 
 kit::Timing CudaBackend::dispatch_resident_timed(const kit::ResidentDispatch& dispatch) {
   auto run = ResidentRun::start(runtime_, dispatch, true);
-  run->wait(UINT64_MAX);
+  run->wait_on_queuing_thread();
   const kit::Timing timing = run->timing();
   record_timing(timing);
   return timing;

@@ -21,10 +21,10 @@ DeviceWork::~DeviceWork() { finish_before_destroy(); }
 
 void DeviceWork::finish_before_destroy() noexcept {
   try {
-    runtime_->bind_quietly();
     std::lock_guard lock(mutex_);
     if (finished_) return;
     finished_ = true;
+    runtime_->bind_quietly();  // only unfinished work makes driver calls here
     // Nothing is delivered: the caller no longer waits for this work. Queuing may have stopped
     // part-way (no fence), or the fence may not record or complete: then drain the stream itself.
     if (fence_ == nullptr) {
@@ -53,6 +53,16 @@ void DeviceWork::seal() {
   stream_ = StreamLease();  // queuing is over; the fence now stands for the work
 }
 
+bool DeviceWork::bound() {
+  try {
+    runtime_->bind();
+    return true;
+  } catch (const Error& error) {
+    fail_with(error);  // a wait that cannot be made fails the work: nothing is delivered later
+    return false;
+  }
+}
+
 drv::CUevent DeviceWork::fence_event() {
   try {
     return fence_->get();
@@ -64,8 +74,7 @@ drv::CUevent DeviceWork::fence_event() {
 
 bool DeviceWork::poll() {
   std::lock_guard lock(mutex_);
-  if (!finished_) {
-    runtime_->bind();
+  if (!finished_ && bound()) {
     const drv::CUevent fence = fence_event();
     if (fence != nullptr) {
       const drv::CUresult result = runtime_->driver().cuEventQuery(fence);
@@ -79,8 +88,17 @@ bool DeviceWork::poll() {
 
 bool DeviceWork::wait(std::uint64_t timeout_ns) {
   std::lock_guard lock(mutex_);
+  if (!finished_) bound();  // a failure finishes the work with it: wait_locked throws it
+  return wait_locked(timeout_ns);
+}
+
+void DeviceWork::wait_on_queuing_thread() {
+  std::lock_guard lock(mutex_);
+  wait_locked(UINT64_MAX);
+}
+
+bool DeviceWork::wait_locked(std::uint64_t timeout_ns) {
   if (!finished_) {
-    runtime_->bind();
     const drv::CUevent fence = fence_event();
     if (fence != nullptr) {
       const auto start = std::chrono::steady_clock::now();

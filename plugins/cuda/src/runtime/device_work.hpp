@@ -2,8 +2,9 @@
 // holds a stream while queuing (given back once the fence is taken: later work on that stream
 // simply runs after it), and owns the device and staging blocks until the fence completes, then
 // finishes once: on success it hands results to the caller (on_success), and in every case it
-// releases its resources (on_finish). A failed wait or poll (the fence's record, query or
-// synchronize failing) drains the stream before anything is released and reports the failed call.
+// releases its resources (on_finish). A failed wait or poll (binding the context, or the fence's
+// record, query or synchronize failing) fails the work for good: the stream is drained before
+// anything is released, the failed call is reported, and no output is delivered later.
 // Destroying unfinished work waits for it first and delivers nothing: every subclass calls
 // finish_before_destroy() first in its destructor, while its members still live.
 #pragma once
@@ -36,6 +37,9 @@ class DeviceWork {
   bool poll();
   // Wait up to timeout_ns (UINT64_MAX: for ever); true once finished. Throws the work's failure.
   bool wait(std::uint64_t timeout_ns);
+  // Wait for ever, on the thread that queued the work, right after queuing: its context is still
+  // bound (a synchronous dispatch saves a cuCtxSetCurrent). Throws the work's failure.
+  void wait_on_queuing_thread();
 
   std::uint64_t wait_ns() const { return wait_ns_; }
 
@@ -59,6 +63,9 @@ class DeviceWork {
   std::vector<Block> blocks_;  // released when the work finishes
 
  private:
+  // With mutex_ held: bind the context; a failure finishes the work with it and returns false.
+  bool bound();
+  bool wait_locked(std::uint64_t timeout_ns);  // wait() once bound (mutex_ held)
   // With mutex_ held: the fence event (recording a deferred fence). A failed record finishes the
   // work with that failure and returns null.
   drv::CUevent fence_event();

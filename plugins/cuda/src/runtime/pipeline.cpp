@@ -23,13 +23,13 @@ std::shared_ptr<PipelineShape> CudaPipeline::shape_for(const kit::HostDispatch& 
   auto found = shapes_.find(dispatch.buffer_elements);
   if (found != shapes_.end()) return found->second;
   if (shapes_.size() >= kMaxShapes) shapes_.erase(shapes_.begin());  // in-use shapes stay alive
+  runtime_->bind();  // a new shape allocates and builds its replay
   auto shape = std::make_shared<PipelineShape>(runtime_, dispatch);
   shapes_.emplace(dispatch.buffer_elements, shape);
   return shape;
 }
 
 void CudaPipeline::dispatch(const kit::HostDispatch& dispatch) {
-  runtime_->bind();
   shape_for(dispatch)->run(dispatch);
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/byte_ranges.hpp"
+#include "runtime/host_dispatch.hpp"
 
 namespace vyre::cuda {
 namespace {
@@ -19,6 +20,10 @@ PipelineShape::PipelineShape(std::shared_ptr<Runtime> runtime, const kit::HostDi
   plan_ = plan_execution(rt, cuda_program(*dispatch.program), dispatch.geometry);  // every check
   layout_ = host_layout(dispatch, plan_);
   staging_mode_ = choose_host_staging(rt, plan_, layout_);
+  // Only the mapped staging's kernel graph was measured faster than a plain dispatch; image and
+  // copies shapes are plain dispatches unless capture is asked for (bench/NOTES.md, change 7).
+  plain_ = staging_mode_ != HostStaging::Mapped && !env_flag(std::getenv(kPipelineCaptureEnv));
+  if (plain_) return;
   inputs_ = dispatch.program->input_buffers();
   outputs_ = dispatch.program->output_buffers();
   for (const kit::Bytes& input : dispatch.inputs) input_bytes_.push_back(input.size());
@@ -27,14 +32,13 @@ PipelineShape::PipelineShape(std::shared_ptr<Runtime> runtime, const kit::HostDi
     output_bytes_.push_back(output.dst.size());
   }
   allocate(dispatch);
-  stream_ = rt.streams().acquire_private();  // captured: never a pooled stream (Event)
+  if (staging_mode_ == HostStaging::Mapped) own_stream_ = rt.streams().acquire_private();
   fence_ = rt.events().acquire();
   build_replay();
 }
 
 PipelineShape::~PipelineShape() {
-  runtime_->bind_quietly();
-  runtime_->drain(stream_.get());
+  runtime_->drain(own_stream_.get());  // a dispatch waits for its work: only a failed one can leave any
 }
 
 // Memory, kernel bindings and where each output's bytes land in staging.
@@ -82,7 +86,9 @@ void PipelineShape::build_replay() {
   if (plan_.cooperative || env_flag(std::getenv(kDisableGraphsEnv))) return;  // a graph would drop the cooperative launch
   try {
     if (staging_mode_ != HostStaging::Mapped) {
-      captured_ = CapturedGraph::capture(rt.context(), rt.telemetry(), stream_.get(), [this] { queue(true); });
+      const StreamLease capture = rt.streams().acquire_private();  // never a pooled stream (Event)
+      captured_ = CapturedGraph::capture(rt.context(), rt.telemetry(), capture.get(),
+                                         [this, &capture] { queue(capture.get(), true); });
     } else if (!plan_.kernels.empty()) {
       kernels_ = std::make_unique<KernelGraph>(rt.context(), rt.telemetry(), graph_nodes(plan_, bindings_));
     }
@@ -94,10 +100,9 @@ void PipelineShape::build_replay() {
   }
 }
 
-void PipelineShape::queue(bool capturing) {
+void PipelineShape::queue(drv::CUstream s, bool capturing) {
   Runtime& rt = *runtime_;
   const Driver& driver = rt.driver();
-  const drv::CUstream s = stream_.get();
   if (staging_mode_ == HostStaging::Image && layout_.total > 0) {
     driver.check(driver.cuMemcpyHtoDAsync(device_.address(), staging_.host(), layout_.total, s),
                  "cuMemcpyHtoDAsync(pipeline image)");
@@ -113,7 +118,8 @@ void PipelineShape::queue(bool capturing) {
       driver.check(driver.cuMemsetD8Async(bindings_.pointers[b], 0, layout_.sizes[b], s), "cuMemsetD8Async(pipeline output)");
     }
   }
-  enqueue_execution(rt, plan_, bindings_, s, barrier_, capturing);
+  // Direct launches go through the repeat graphs, as a plain dispatch's do (repeat_launch.hpp).
+  enqueue_execution(rt, plan_, bindings_, s, barrier_, capturing, capturing ? nullptr : &rt.repeat_launches());
   if (staging_mode_ == HostStaging::Image && span_end_ > span_begin_) {
     driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + span_begin_, device_.address() + span_begin_,
                                           span_end_ - span_begin_, s),
@@ -140,14 +146,18 @@ void PipelineShape::stage_inputs(const kit::HostDispatch& dispatch) {
   }
 }
 
-void PipelineShape::replay() {
-  const drv::CUstream s = stream_.get();
+StreamLease PipelineShape::dispatch_stream() {
+  if (own_stream_.get() != nullptr) return StreamLease(nullptr, own_stream_.get());  // not owned
+  return runtime_->streams().acquire();
+}
+
+void PipelineShape::replay(drv::CUstream s) {
   if (kernels_) {
     kernels_->launch(s);
   } else if (captured_) {
     captured_->launch(s);
   } else {
-    queue(false);
+    queue(s, false);
   }
   if (kernels_ || captured_) {  // direct launches count themselves (enqueue_execution)
     Telemetry& telemetry = runtime_->telemetry();
@@ -157,14 +167,14 @@ void PipelineShape::replay() {
 }
 
 // Record the fence and wait for it; on any failure the stream is drained before staging is reused.
-void PipelineShape::wait() {
+void PipelineShape::wait(drv::CUstream s) {
   Runtime& rt = *runtime_;
   const Driver& driver = rt.driver();
-  const drv::CUresult recorded = driver.cuEventRecord(fence_->get(), stream_.get());
+  const drv::CUresult recorded = driver.cuEventRecord(fence_->get(), s);
   const drv::CUresult done = recorded == drv::CUDA_SUCCESS ? driver.cuEventSynchronize(fence_->get()) : recorded;
   Telemetry::add(rt.telemetry().sync_points);
   if (done == drv::CUDA_SUCCESS) return;
-  rt.drain(stream_.get());
+  rt.drain(s);
   driver.check(done, recorded != drv::CUDA_SUCCESS ? "cuEventRecord(pipeline fence)" : "cuEventSynchronize(pipeline dispatch)",
                "dispatch the same inputs without the pipeline to compare; after a sticky device error "
                "the instance must be recreated");
@@ -209,15 +219,21 @@ void PipelineShape::deliver(const kit::HostDispatch& dispatch) {
 }
 
 void PipelineShape::run(const kit::HostDispatch& dispatch) {
+  if (plain_) {
+    HostRun::start(runtime_, dispatch, false)->wait_on_queuing_thread();
+    return;
+  }
+  runtime_->bind();
   std::lock_guard lock(mutex_);
   stage_inputs(dispatch);
+  const StreamLease stream = dispatch_stream();
   try {
-    replay();
+    replay(stream.get());
   } catch (...) {
-    runtime_->drain(stream_.get());  // part of the work may be queued
+    runtime_->drain(stream.get());  // part of the work may be queued
     throw;
   }
-  wait();
+  wait(stream.get());
   count_dispatch();
   deliver(dispatch);
 }

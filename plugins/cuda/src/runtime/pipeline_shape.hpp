@@ -1,15 +1,19 @@
-// One input shape of a compiled pipeline (the element count bound to each buffer), with everything
-// a dispatch needs computed once: the plan, the layout and its staging (chosen as a host dispatch
-// would: host_layout.hpp), the memory, a private stream and fence, and how the device work is
-// replayed:
-//   - mapped (small elementwise programs): the kernel runs on the pinned block itself; its launches
-//     are one kernel graph built once (a plain mapped dispatch replays a one-node graph too);
-//   - image and copies: the uploads, launches and readbacks captured once into one graph;
+// One input shape of a compiled pipeline (the element count bound to each buffer). Its staging is
+// the one a plain host dispatch would choose (host_layout.hpp), and it runs the way that was
+// measured fastest on the H200 (bench/NOTES.md, change 7):
+//   - mapped (small elementwise programs): everything computed once (plan, layout, pinned block,
+//     bindings) and the launches built once into a kernel graph, replayed on the shape's own stream:
+//     faster than the plain dispatch (8.8-9.5 us against 9.3-9.6 for bench P2);
+//   - image and copies: a plain host dispatch (HostRun). A graph of the uploads, launches and
+//     readbacks, captured once and replayed, was slower (image ~19 us against 13-20, copies 1.5%):
+//     it stays available for measurement with VYRE_CUDA_PIPELINE_CAPTURE=1 (captured on a private
+//     stream, since pooled streams carry deferred fences, and replayed on pooled streams).
 //   - cooperative plans, VYRE_CUDA_DISABLE_GRAPHS=1, or a graph the driver refused (counted in
-//     graph_fallbacks): the same work queued directly at every dispatch.
-// A dispatch stages the inputs on the host, replays, records the fence, waits for it and copies the
-// outputs out: nothing is captured or instantiated per call, and since the shape owns its memory,
-// no kernel parameter ever changes. A failure drains the stream and names the driver call.
+//     graph_fallbacks): the shape's work queued at every dispatch as a plain dispatch queues it.
+// A graph-replayed dispatch stages the inputs on the host, replays, records the fence, waits for it
+// and copies the outputs out: nothing is captured or instantiated per call, and since the shape
+// owns its memory, no kernel parameter ever changes. A failure drains the stream and names the
+// driver call.
 #pragma once
 
 #include <memory>
@@ -36,16 +40,18 @@ class PipelineShape {
  private:
   void allocate(const kit::HostDispatch& dispatch);
   void build_replay();
-  // The device work of one dispatch on stream_: once under capture, or per dispatch (direct).
-  void queue(bool capturing);
+  // The device work of one dispatch on `stream`: once under capture, or per dispatch (direct).
+  void queue(drv::CUstream stream, bool capturing);
   void stage_inputs(const kit::HostDispatch& dispatch);
-  void replay();
-  void wait();
+  StreamLease dispatch_stream();
+  void replay(drv::CUstream stream);
+  void wait(drv::CUstream stream);
   void count_dispatch();
   void deliver(const kit::HostDispatch& dispatch);
 
   std::shared_ptr<Runtime> runtime_;
   std::mutex mutex_;
+  bool plain_ = false;  // dispatched exactly as a plain host dispatch (HostRun)
   ExecPlan plan_;
   HostLayout layout_;
   HostStaging staging_mode_ = HostStaging::Image;
@@ -63,7 +69,7 @@ class PipelineShape {
   drv::CUdeviceptr barrier_ = 0;
   Block device_;
   Block staging_;
-  StreamLease stream_;
+  StreamLease own_stream_;  // mapped: the stream every dispatch of the shape runs on
   EventRef fence_;
   std::unique_ptr<KernelGraph> kernels_;      // mapped
   std::unique_ptr<CapturedGraph> captured_;   // image, copies

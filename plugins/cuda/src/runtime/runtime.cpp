@@ -144,7 +144,9 @@ std::pair<std::uint64_t, std::uint64_t> Runtime::memory_info() const {
 }
 
 void Runtime::drain(drv::CUstream stream) const noexcept {
-  if (stream != nullptr) driver_.cuStreamSynchronize(stream);
+  if (stream == nullptr) return;
+  context_.bind_quietly();
+  driver_.cuStreamSynchronize(stream);
 }
 
 void Runtime::reserve_resident(std::uint64_t bytes) {

@@ -32,6 +32,10 @@ inline constexpr const char* kDisableMappedHostEnv = "VYRE_CUDA_DISABLE_MAPPED_H
 // Set to 1 to queue the repeated steps of sequences (read per sequence) and the device work of
 // compiled pipelines (read when a pipeline meets a new input shape) directly, without graphs.
 inline constexpr const char* kDisableGraphsEnv = "VYRE_CUDA_DISABLE_GRAPHS";
+// Set to 1 to capture the device work of image- and copies-staged pipeline shapes into a graph
+// (read when a pipeline meets a new input shape); by default they run as plain dispatches, which
+// was measured faster (bench/NOTES.md, change 7).
+inline constexpr const char* kPipelineCaptureEnv = "VYRE_CUDA_PIPELINE_CAPTURE";
 
 // The code generation target for a device: its compute capability, capped at what the emitter is
 // declared for (sm_90; newer devices JIT the sm_90 PTX).

@@ -497,6 +497,7 @@ CUresult fake_cuMemcpyHtoDAsync(drv::CUdeviceptr dst, const void* src, std::size
     return drv::CUDA_ERROR_INVALID_VALUE;
   }
   enqueue(stream, Op{[=] {
+                       ++state().stats.device_copies;
                        if (device_range_ok(dst, bytes, "cuMemcpyHtoDAsync (when it ran)") &&
                            pinned_range_ok(src, bytes, "cuMemcpyHtoDAsync (when it ran)")) {
                          std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
@@ -514,6 +515,7 @@ CUresult fake_cuMemcpyDtoHAsync(void* dst, drv::CUdeviceptr src, std::size_t byt
     return drv::CUDA_ERROR_INVALID_VALUE;
   }
   enqueue(stream, Op{[=] {
+                       ++state().stats.device_copies;
                        if (device_range_ok(src, bytes, "cuMemcpyDtoHAsync (when it ran)") &&
                            pinned_range_ok(dst, bytes, "cuMemcpyDtoHAsync (when it ran)")) {
                          std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
@@ -528,6 +530,7 @@ CUresult fake_cuMemsetD8Async(drv::CUdeviceptr dst, unsigned char value, std::si
   if (!has_context()) return kInvalidContext;
   if (!valid_stream(stream) || !device_range_ok(dst, bytes, "cuMemsetD8Async")) return drv::CUDA_ERROR_INVALID_VALUE;
   enqueue(stream, Op{[=] {
+                       ++state().stats.device_memsets;
                        if (device_range_ok(dst, bytes, "cuMemsetD8Async (when it ran)")) {
                          std::memset(reinterpret_cast<void*>(dst), value, bytes);
                        }
@@ -905,6 +908,8 @@ FAKE_EXPORT void fake_cuda_reset_counters(void) {
   Lock lock(state().mutex);
   fake_cuda_stats& s = state().stats;
   s.kernel_launches = 0;
+  s.device_copies = 0;
+  s.device_memsets = 0;
   s.cooperative_launches = 0;
   s.graph_launches = 0;
   s.captures = 0;

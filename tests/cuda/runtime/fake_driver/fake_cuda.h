@@ -40,6 +40,8 @@ typedef struct fake_cuda_stats {
   uint64_t live_graphs;
   uint64_t live_execs;
   uint64_t kernel_launches;      /* kernels executed (direct or in graphs) */
+  uint64_t device_copies;        /* copies executed (direct or in graphs), either direction */
+  uint64_t device_memsets;       /* memsets executed (direct or in graphs) */
   uint64_t cooperative_launches;
   uint64_t graph_launches;
   uint64_t captures;
