@@ -10,7 +10,8 @@
 # the real driver, the differential of every op against reference_cpu); optionally vyre-bench
 # cases (VYRE_GPU_TEST_BENCH="P2 P3": the release plugin, not the fault plugin); then build
 # everything else (VYRE_GPU_TEST_BUILD_ALL=0 skips it), optionally run vyre-conform
-# (VYRE_GPU_TEST_CONFORM=1), and the rest of the ctest suite (VYRE_GPU_TEST_CPU_SUITE=0 skips it).
+# (VYRE_GPU_TEST_CONFORM=1), the load test on cuda, optionally compute-sanitizer's memcheck,
+# racecheck and synccheck over vyre-conform (VYRE_GPU_TEST_SANITIZE=1), and the rest of the ctest suite (VYRE_GPU_TEST_CPU_SUITE=0 skips it).
 #
 # Full logs go to $OUT when it is set (else <build>/gpu-test-logs); the last thing printed is a
 # summary table (step, result, seconds), also written to summary.txt. A test that finds no GPU
@@ -157,11 +158,36 @@ run_bench() {
   done
 }
 
+# compute-sanitizer over vyre-conform on cuda (VYRE_GPU_TEST_SANITIZE=1): memcheck with the device
+# leak check, racecheck (shared memory), synccheck (barriers), each on every op with
+# VYRE_GPU_TEST_SANITIZE_CASES random lanes (default 64) besides the witness tables.
+run_sanitizers() {
+  [ "${VYRE_GPU_TEST_SANITIZE:-0}" = 1 ] || return 0
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ ! -x "$sanitizer" ]; then
+    add_row "compute-sanitizer" "SKIP" "0" "compute-sanitizer not found"
+    return 0
+  fi
+  local tool extra
+  for tool in memcheck racecheck synccheck; do
+    extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    run_step "sanitize-$tool" "${VYRE_GPU_TEST_SANITIZE_TIMEOUT:-300}" "$sanitizer" --tool "$tool" "${extra[@]}" \
+      --error-exitcode 3 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend cuda \
+      --cases "${VYRE_GPU_TEST_SANITIZE_CASES:-64}" --out "$logs/sanitize-$tool-certs" --no-progress
+    add_row "  $tool" "INFO" "0" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.log")"
+  done
+}
+
 run_rest() {
   if [ "${VYRE_GPU_TEST_CONFORM:-0}" = 1 ] && [ -x "$build/bin/vyre-conform" ]; then
     run_step vyre-conform 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend cuda \
       --out "$logs/certificates" --no-progress
   fi
+  # The 8-thread load test (tests/reliability/test_load.cpp) on one cuda instance.
+  [ -x "$build/bin/reliability_load" ] && run_binary reliability_load 300 VYRE_LOAD_BACKEND=cuda
+  run_sanitizers
   if [ "${VYRE_GPU_TEST_CPU_SUITE:-1}" = 1 ] && [ -f "$build/CTestTestfile.cmake" ]; then
     run_step ctest-cpu-suite 600 ctest --test-dir "$build" -LE gpu -E '^test_cuda_' -j "$jobs" \
       --output-on-failure --timeout 300
