@@ -63,6 +63,10 @@ void trim_outputs(std::vector<ByteVector>& outputs, const std::vector<vyre_host_
     if (structs[i].byte_len <= outputs[i].size()) outputs[i].resize(structs[i].byte_len);
 }
 
+Timing from_abi(const vyre_timing& t) {
+  return Timing{t.wall_ns, t.device_ns, t.enqueue_ns, t.wait_ns, t.has_device_ns != 0};
+}
+
 }  // namespace detail
 
 namespace {
@@ -82,10 +86,6 @@ vyre_create_options to_abi(const CreateOptions& options) {
   out.worker_threads = options.worker_threads;
   out.memory_budget_bytes = options.memory_budget_bytes;
   return out;
-}
-
-Timing from_abi(const vyre_timing& t) {
-  return Timing{t.wall_ns, t.device_ns, t.enqueue_ns, t.wait_ns, t.has_device_ns != 0};
 }
 
 std::vector<AotFile> copy_aot(const vyre_backend_fns& fns, vyre_aot_output* output) {
@@ -278,29 +278,17 @@ TimedOutputs Backend::dispatch_timed(const Program& program, std::span<const Byt
     return state_->fns->dispatch_timed(state_->handle, &args, &timing, e);
   });
   detail::trim_outputs(result.outputs, out);
-  result.timing = from_abi(timing);
+  result.timing = detail::from_abi(timing);
   return result;
 }
 
 PendingDispatch Backend::dispatch_async(const Program& program, std::span<const Bytes> inputs,
                                         const DispatchConfig& config) const {
   require_own(program, "dispatch_async");
-  auto state = std::make_shared<detail::PendingState>();
-  state->instance = state_;
-  state->program = program.state_;
-  state->outputs = detail::allocate_outputs(program, inputs);
-  const std::vector<MutableBytes> spans = spans_of(state->outputs);
-  state->output_structs = detail::host_outputs(spans);
-  std::vector<vyre_host_input> in = detail::host_inputs(inputs);
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
-  const vyre_dispatch_args args{sizeof(vyre_dispatch_args), program.native(), &abi_config,
-                                in.data(), in.size(), state->output_structs.data(),
-                                state->output_structs.size()};
-  state_->invoke("dispatch_async", [&](vyre_error** e) {
-    return state_->fns->dispatch_async(state_->handle, &args, &state->handle, e);
-  });
-  PendingDispatch pending;
-  pending.state_ = std::move(state);
+  std::vector<ByteVector> outputs = detail::allocate_outputs(program, inputs);
+  PendingDispatch pending = dispatch_async_into(program, inputs, spans_of(outputs), config);
+  // Moving the vector keeps each output's storage where the plugin is writing it.
+  pending.state_->outputs = std::move(outputs);
   return pending;
 }
 

@@ -27,15 +27,9 @@ PendingState::~PendingState() {
 
 namespace {
 
-// The ABI bindings of a resident dispatch, plus the states they reference.
-struct AbiBindings {
-  std::vector<vyre_binding> bindings;
-  std::vector<std::shared_ptr<detail::ResidentState>> residents;
-};
-
-AbiBindings to_abi_bindings(std::span<const Binding> bindings) {
-  AbiBindings out;
-  out.bindings.reserve(bindings.size());
+std::vector<vyre_binding> to_abi_bindings(std::span<const Binding> bindings) {
+  std::vector<vyre_binding> out;
+  out.reserve(bindings.size());
   for (const Binding& b : bindings) {
     vyre_binding binding{};
     binding.struct_size = sizeof binding;
@@ -47,14 +41,31 @@ AbiBindings to_abi_bindings(std::span<const Binding> bindings) {
       binding.kind = VYRE_BIND_RESIDENT;
       binding.resident = b.resident.native();
     }
-    out.bindings.push_back(binding);
+    out.push_back(binding);
   }
   return out;
 }
 
-Timing from_abi(const vyre_timing& t) {
-  return Timing{t.wall_ns, t.device_ns, t.enqueue_ns, t.wait_ns, t.has_device_ns != 0};
-}
+// The ABI arguments of one resident dispatch with the binding and config structs they point into.
+// Neither copyable nor movable: `args_` points at the other members.
+class ResidentDispatchArgs {
+ public:
+  ResidentDispatchArgs(const Program& program, std::span<const Binding> bindings,
+                       const DispatchConfig& config)
+      : bindings_(to_abi_bindings(bindings)),
+        config_(abi::to_abi(config)),
+        args_{sizeof(vyre_resident_dispatch_args), program.native(), &config_, bindings_.data(),
+              bindings_.size()} {}
+  ResidentDispatchArgs(const ResidentDispatchArgs&) = delete;
+  ResidentDispatchArgs& operator=(const ResidentDispatchArgs&) = delete;
+
+  const vyre_resident_dispatch_args* get() const { return &args_; }
+
+ private:
+  std::vector<vyre_binding> bindings_;
+  vyre_dispatch_config config_;
+  vyre_resident_dispatch_args args_;
+};
 
 }  // namespace
 
@@ -217,41 +228,35 @@ void Backend::download(std::span<const ResidentRead> reads) const {
   });
 }
 
+void Backend::require_own(const Program& program, std::span<const Binding> bindings,
+                          std::string_view what) const {
+  require_own(program, what);
+  for (const Binding& b : bindings)
+    if (!b.is_host) require_own(b.resident, what);
+}
+
 void Backend::dispatch_resident(const Program& program, std::span<const Binding> bindings,
                                 const DispatchConfig& config) const {
-  require_own(program, "dispatch_resident");
-  for (const Binding& b : bindings)
-    if (!b.is_host) require_own(b.resident, "dispatch_resident");
-  const AbiBindings abi_bindings = to_abi_bindings(bindings);
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
-  const vyre_resident_dispatch_args args{sizeof(vyre_resident_dispatch_args), program.native(),
-                                         &abi_config, abi_bindings.bindings.data(),
-                                         abi_bindings.bindings.size()};
+  require_own(program, bindings, "dispatch_resident");
+  const ResidentDispatchArgs args(program, bindings, config);
   state_->invoke("dispatch_resident", [&](vyre_error** e) {
-    return state_->fns->dispatch_resident(state_->handle, &args, nullptr, e);
+    return state_->fns->dispatch_resident(state_->handle, args.get(), nullptr, e);
   });
 }
 
 PendingDispatch Backend::dispatch_resident_async(const Program& program,
                                                  std::span<const Binding> bindings,
                                                  const DispatchConfig& config) const {
-  require_own(program, "dispatch_resident_async");
+  require_own(program, bindings, "dispatch_resident_async");
   auto state = std::make_shared<detail::PendingState>();
   state->instance = state_;
   state->program = program.state_;
   state->residents.reserve(bindings.size());
-  for (const Binding& b : bindings) {
-    if (b.is_host) continue;
-    require_own(b.resident, "dispatch_resident_async");
-    state->residents.push_back(b.resident.state_);
-  }
-  const AbiBindings abi_bindings = to_abi_bindings(bindings);
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
-  const vyre_resident_dispatch_args args{sizeof(vyre_resident_dispatch_args), program.native(),
-                                         &abi_config, abi_bindings.bindings.data(),
-                                         abi_bindings.bindings.size()};
+  for (const Binding& b : bindings)
+    if (!b.is_host) state->residents.push_back(b.resident.state_);
+  const ResidentDispatchArgs args(program, bindings, config);
   state_->invoke("dispatch_resident", [&](vyre_error** e) {
-    return state_->fns->dispatch_resident(state_->handle, &args, &state->handle, e);
+    return state_->fns->dispatch_resident(state_->handle, args.get(), &state->handle, e);
   });
   PendingDispatch pending;
   pending.state_ = std::move(state);
@@ -260,20 +265,14 @@ PendingDispatch Backend::dispatch_resident_async(const Program& program,
 
 Timing Backend::dispatch_resident_timed(const Program& program, std::span<const Binding> bindings,
                                         const DispatchConfig& config) const {
-  require_own(program, "dispatch_resident_timed");
-  for (const Binding& b : bindings)
-    if (!b.is_host) require_own(b.resident, "dispatch_resident_timed");
-  const AbiBindings abi_bindings = to_abi_bindings(bindings);
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
-  const vyre_resident_dispatch_args args{sizeof(vyre_resident_dispatch_args), program.native(),
-                                         &abi_config, abi_bindings.bindings.data(),
-                                         abi_bindings.bindings.size()};
+  require_own(program, bindings, "dispatch_resident_timed");
+  const ResidentDispatchArgs args(program, bindings, config);
   vyre_timing timing{};
   timing.struct_size = sizeof timing;
   state_->invoke("dispatch_resident_timed", [&](vyre_error** e) {
-    return state_->fns->dispatch_resident_timed(state_->handle, &args, &timing, e);
+    return state_->fns->dispatch_resident_timed(state_->handle, args.get(), &timing, e);
   });
-  return from_abi(timing);
+  return detail::from_abi(timing);
 }
 
 void Backend::sequence(const Sequence& sequence) const {
@@ -291,7 +290,7 @@ void Backend::sequence(const Sequence& sequence) const {
         require_own(buffer, "sequence");
         step_bindings.push_back(Binding::of(buffer));
       }
-      bindings.push_back(to_abi_bindings(step_bindings).bindings);
+      bindings.push_back(to_abi_bindings(step_bindings));
       configs.push_back(abi::to_abi(step.config));
       out.push_back({sizeof(vyre_sequence_step), step.program.native(), &configs.back(),
                      bindings.back().data(), bindings.back().size()});

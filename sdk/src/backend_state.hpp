@@ -90,5 +90,7 @@ std::vector<vyre_host_output> host_outputs(std::span<const MutableBytes> outputs
 std::vector<ByteVector> allocate_outputs(const Program& program, std::span<const Bytes> inputs);
 // Shrink each output to the byte_len the plugin reported.
 void trim_outputs(std::vector<ByteVector>& outputs, const std::vector<vyre_host_output>& structs);
+// The timing a plugin reported, in the wrapper's terms.
+Timing from_abi(const vyre_timing& timing);
 
 }  // namespace vyre::host::detail

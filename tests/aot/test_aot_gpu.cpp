@@ -10,6 +10,7 @@
 
 #include "aot_test_support.hpp"
 #include "manifest.hpp"
+#include "support/build_plugins.hpp"
 #include "vyre/json.hpp"
 #include "vyre/registry.hpp"
 
@@ -19,18 +20,7 @@ using aot_test::quote;
 
 namespace {
 
-vyre::RegistryOptions build_plugins() {
-  vyre::RegistryOptions options;
-  options.plugin_dirs = {VYRE_PLUGIN_BUILD_DIR};
-  options.use_environment = false;
-  options.use_default_dirs = false;
-  return options;
-}
-
-vyre::Registry& registry() {
-  static vyre::Registry instance(build_plugins());
-  return instance;
-}
+vyre::Registry& registry() { return vyre::test::build_plugin_registry(); }
 
 const bool kDeviceReady = [] {
   if (registry().find("cuda") == nullptr || registry().find("reference_cpu") == nullptr) {

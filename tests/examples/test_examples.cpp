@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "support/build_plugins.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/json.hpp"
 #include "vyre/registry.hpp"
@@ -24,16 +25,7 @@ vyre::Program example(const char* name) {
   return vyre::load_program_file(fs::path(VYRE_SOURCE_DIR) / "examples" / name);
 }
 
-vyre::Registry& registry() {
-  static vyre::Registry instance([] {
-    vyre::RegistryOptions options;
-    options.plugin_dirs = {VYRE_PLUGIN_BUILD_DIR};
-    options.use_environment = false;
-    options.use_default_dirs = false;
-    return options;
-  }());
-  return instance;
-}
+vyre::Registry& registry() { return vyre::test::build_plugin_registry(); }
 
 // The backends to check here: the reference always, cuda when it can run on this machine.
 std::vector<vyre::host::Backend> backends() {

@@ -3,6 +3,7 @@
 // between typed values and buffer bytes.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,18 @@ const vyre_backend_info& plugin_info();
 vyre::host::Backend make_backend(const vyre::host::CreateOptions& options = {});
 // One shared default instance.
 const vyre::host::Backend& backend();
+
+// Dispatch configs: an explicit grid of workgroups; a dispatch element count.
+inline vyre::DispatchConfig grid(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1) {
+  vyre::DispatchConfig c;
+  c.grid = std::array<std::uint32_t, 3>{x, y, z};
+  return c;
+}
+inline vyre::DispatchConfig elements(std::uint64_t n) {
+  vyre::DispatchConfig c;
+  c.dispatch_elements = n;
+  return c;
+}
 
 // Compile and run on the shared instance.
 std::vector<vyre::host::ByteVector> run(const vyre::Program& program,

@@ -21,18 +21,6 @@ using vyre::Type;
 
 namespace {
 
-vyre::DispatchConfig grid(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1) {
-  vyre::DispatchConfig c;
-  c.grid = std::array<std::uint32_t, 3>{x, y, z};
-  return c;
-}
-
-vyre::DispatchConfig elements(std::uint64_t n) {
-  vyre::DispatchConfig c;
-  c.dispatch_elements = n;
-  return c;
-}
-
 // Dispatch into pre-filled output buffers; returns the status and leaves the buffers as written.
 vyre_status dispatch_into(const vyre::host::Backend& be, const vyre::Program& program,
                           const std::vector<vyre::host::ByteVector>& inputs,

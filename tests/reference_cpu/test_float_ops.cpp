@@ -359,9 +359,7 @@ TEST_CASE("fma rounds once") {
   // (1 + 2^-23)(1 - 2^-24) - 1 = 2^-24 - 2^-47 exactly; unfused, the product rounds to 1 first.
   std::vector<float> xs = {std::bit_cast<float>(0x3F800001u), std::bit_cast<float>(0x3F7FFFFFu), -1.0f};
   std::vector<double> ys = {1 + 0x1p-52, 1 - 0x1p-53, -1.0};
-  vyre::DispatchConfig one;
-  one.dispatch_elements = 1;
-  auto out = run(b.build(), {bytes_of(xs), bytes_of(ys)}, one);
+  auto out = run(b.build(), {bytes_of(xs), bytes_of(ys)}, elements(1));
   auto f = values_of<std::uint32_t>(out[0]);
   auto d = values_of<double>(out[1]);
   CHECK(f[0] == 0x337FFFFEu);  // 2^-24 - 2^-47 = (2 - 2^-22) * 2^-25

@@ -202,9 +202,7 @@ TEST_CASE("out-of-bounds loads read zero, stores are dropped, i32 indices below 
   b.store(o, u32(0xFFFFFFFFu), f32(9.0f)); // dropped
   b.store(n, u32(0), buf_len("x"));
   b.store(n, u32(1), bitcast(Type::U32, x[u32(100)]));
-  vyre::DispatchConfig one;
-  one.dispatch_elements = 1;
-  auto out = run(b.build(), {bytes_of(std::vector<float>{-1.0f, 2.0f, -3.0f, -4.0f})}, one);
+  auto out = run(b.build(), {bytes_of(std::vector<float>{-1.0f, 2.0f, -3.0f, -4.0f})}, elements(1));
   CHECK(values_of<float>(out[0]) == std::vector<float>{-4.0f, 0.0f, 0.0f, 2.0f});
   CHECK(values_of<std::uint32_t>(out[1]) == std::vector<std::uint32_t>{4, 0});
 }
@@ -274,11 +272,9 @@ TEST_CASE("atomic exchange and compare_exchange return the old element") {
   b.if_(eq(i, u32(2)), [&] { b.store(olds, i, compare_exchange("mem", u32(2), u32(99), u32(12))); });
   b.if_(eq(i, u32(3)), [&] { b.store(olds, i, compare_exchange("mem", u32(3), u32(0), u32(13))); });
   b.store(wide_olds, i, compare_exchange("wide", i, u64(0x1234567800000000ull), u64(0xABCDull)));
-  vyre::DispatchConfig cfg;
-  cfg.dispatch_elements = 4;
   auto out = run(b.build(), {bytes_of(std::vector<std::uint32_t>{5, 10, 20}),
                              bytes_of(std::vector<std::uint64_t>{0x1234567800000000ull, 0x1234567800000001ull})},
-                 cfg);
+                 elements(4));
   CHECK(values_of<std::uint32_t>(out[0]) == std::vector<std::uint32_t>{77, 11, 20});
   CHECK(values_of<std::uint64_t>(out[1]) == std::vector<std::uint64_t>{0xABCDull, 0x1234567800000001ull});
   CHECK(values_of<std::uint32_t>(out[2]) == std::vector<std::uint32_t>{5, 10, 20, 0});
@@ -303,9 +299,7 @@ TEST_CASE("workgroup atomics build a per-workgroup histogram") {
   std::vector<std::uint32_t> data(groups * wg);
   std::mt19937 rng(2);
   for (auto& d : data) d = rng();
-  vyre::DispatchConfig cfg;
-  cfg.grid = std::array<std::uint32_t, 3>{groups, 1, 1};
-  auto out = values_of<std::uint32_t>(run(b.build(), {bytes_of(data)}, cfg)[0]);
+  auto out = values_of<std::uint32_t>(run(b.build(), {bytes_of(data)}, grid(groups))[0]);
   std::vector<std::uint32_t> expected(groups * bins, 0);
   for (std::uint32_t k = 0; k < data.size(); ++k) ++expected[(k / wg) * bins + data[k] % bins];
   CHECK(out == expected);

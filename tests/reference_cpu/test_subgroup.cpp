@@ -22,12 +22,6 @@ using vyre::Type;
 
 namespace {
 
-vyre::DispatchConfig grid(std::uint32_t x) {
-  vyre::DispatchConfig c;
-  c.grid = std::array<std::uint32_t, 3>{x, 1, 1};
-  return c;
-}
-
 // out[i] = make(x[i]) for a 1-D workgroup of 64 over `groups` workgroups.
 template <class In, class Out>
 std::vector<Out> per_lane(Type in_t, Type out_t, const std::vector<In>& xs,

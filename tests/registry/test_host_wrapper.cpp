@@ -14,19 +14,11 @@
 using namespace vyre;
 using vyre::testing::binary_program;
 using vyre::testing::bytes_of;
+using vyre::testing::code_of;
 using vyre::testing::test_registry;
 using vyre::testing::words;
 
 namespace {
-
-vyre_status code_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return VYRE_OK;
-}
 
 std::uint64_t metric(const host::Backend& backend, std::string_view name) {
   for (const host::Metric& m : backend.metrics())

@@ -18,6 +18,7 @@ using namespace vyre;
 using vyre::testing::LogRecorder;
 using vyre::testing::ScopedEnv;
 using vyre::testing::binary_program;
+using vyre::testing::code_of;
 using vyre::testing::test_registry;
 
 namespace {
@@ -26,15 +27,6 @@ std::string reason_for(const Registry& registry, std::string_view file) {
   for (const RejectedPlugin& r : registry.rejected())
     if (r.path.filename() == file) return r.reason;
   return "(not rejected)";
-}
-
-vyre_status code_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return VYRE_OK;
 }
 
 std::string message_of(auto&& fn) {

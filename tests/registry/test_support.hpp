@@ -1,5 +1,5 @@
 // Shared fixtures of the registry tests: registries over the test plugin directory, a log
-// recorder, and small programs the test backends can run.
+// recorder, small programs the test backends can run, and the status a call throws.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "vyre/error.hpp"
 #include "vyre/registry.hpp"
 
 namespace vyre::testing {
@@ -34,6 +35,16 @@ Program xor_in_place_program();
 
 std::vector<std::uint32_t> words(const std::vector<std::byte>& bytes);
 std::vector<std::byte> bytes_of(const std::vector<std::uint32_t>& words);
+
+// The status `fn()` throws as a vyre::Error, VYRE_OK when it returns.
+vyre_status code_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return VYRE_OK;
+}
 
 // Scoped environment variable (restored on destruction).
 class ScopedEnv {

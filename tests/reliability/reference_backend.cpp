@@ -1,17 +1,14 @@
 // reference_backend() for the replay of the dispatch harness: the reference_cpu plugin of the build
 // tree, loaded through the registry (fuzz_dispatch links it statically instead).
 #include "harness.hpp"
+#include "support/build_plugins.hpp"
 #include "vyre/registry.hpp"
 
 namespace vyre::fuzz {
 
 const host::Backend& reference_backend() {
   static const host::Backend backend = [] {
-    RegistryOptions options;
-    options.plugin_dirs = {VYRE_PLUGIN_BUILD_DIR};
-    options.use_environment = false;
-    options.use_default_dirs = false;
-    Registry registry(options);
+    Registry registry(test::build_plugin_options());
     host::CreateOptions create;
     create.worker_threads = 1;
     return registry.create("reference_cpu", create);  // keeps the library loaded after the registry

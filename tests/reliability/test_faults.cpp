@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "support/build_plugins.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/registry.hpp"
@@ -21,16 +22,7 @@ using namespace vyre::dsl;
 using vyre::Access;
 using vyre::Type;
 
-vyre::Registry& registry() {
-  static vyre::Registry instance([] {
-    vyre::RegistryOptions options;
-    options.plugin_dirs = {VYRE_PLUGIN_BUILD_DIR};
-    options.use_environment = false;
-    options.use_default_dirs = false;
-    return options;
-  }());
-  return instance;
-}
+vyre::Registry& registry() { return vyre::test::build_plugin_registry(); }
 
 vyre::host::Backend reference(const vyre::host::CreateOptions& options = {}) {
   return registry().create("reference_cpu", options);

@@ -19,6 +19,7 @@
 
 #include <fmt/core.h>
 
+#include "support/build_plugins.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/registry.hpp"
@@ -329,11 +330,7 @@ std::uint64_t metric(const vyre::host::Backend& backend, std::string_view name) 
 // VYRE_LOAD_BACKEND picks the backend under load (default reference_cpu; scripts/gpu-test.sh runs
 // it on cuda). A backend that cannot run here fails the case: it was asked for by name.
 TEST_CASE("one backend instance under mixed load from many threads gives exact results") {
-  vyre::RegistryOptions options;
-  options.plugin_dirs = {VYRE_PLUGIN_BUILD_DIR};
-  options.use_environment = false;
-  options.use_default_dirs = false;
-  vyre::Registry registry(options);
+  vyre::Registry registry(vyre::test::build_plugin_options());
   const char* chosen = std::getenv("VYRE_LOAD_BACKEND");
   const std::string backend_id = chosen != nullptr && *chosen != '\0' ? chosen : "reference_cpu";
   if (auto why_not = registry.probe(backend_id)) {

@@ -15,15 +15,6 @@
 namespace vyre::aot_tool {
 namespace {
 
-std::unique_ptr<Registry> make_registry(const CompileOptions& options) {
-  RegistryOptions registry_options;
-  registry_options.plugin_dirs = options.plugin_dirs;
-  registry_options.use_default_dirs = options.default_plugins;
-  const int level = options.verbosity > 1 ? VYRE_LOG_DEBUG : options.verbosity > 0 ? VYRE_LOG_INFO : VYRE_LOG_ERROR;
-  registry_options.log = stderr_log_sink(level);
-  return std::make_unique<Registry>(registry_options);
-}
-
 const PluginInfo& aot_plugin(const Registry& registry, const std::string& id) {
   const PluginInfo* plugin = registry.find(id);
   if (plugin == nullptr) {
@@ -45,7 +36,7 @@ std::vector<host::AotFile> emit(Registry& registry, const CompileOptions& option
   if (!options.sm) {
     if (const auto why_not = registry.probe(options.backend); !why_not) {
       return registry.backend(options.backend).aot_emit(prepared.program, aot);
-    } else if (options.verbosity > 0) {
+    } else if (options.registry.verbosity > 0) {
       fmt::print(stderr, "vyre-aot: no usable '{}' device ({}); using the plugin's default target\n", options.backend,
                  *why_not);
     }
@@ -76,7 +67,7 @@ void print_summary(const std::vector<host::AotFile>& files, const CompileOptions
 
 void run_compile(const CompileOptions& options) {
   const PreparedProgram prepared = prepare_program(options);
-  const std::unique_ptr<Registry> registry = make_registry(options);
+  const std::unique_ptr<Registry> registry = tool::make_registry(options.registry);
   aot_plugin(*registry, options.backend);
   host::AotOptions aot;
   if (options.sm) aot.target = fmt::format("sm_{}", *options.sm);

@@ -34,6 +34,8 @@ grid must be non-empty. Exit status: 0 written, 1 failed, 2 usage error.
 
 namespace {
 
+using tool::Args;
+
 std::uint64_t parse_u64(std::string_view option, const std::string& text) {
   std::size_t used = 0;
   unsigned long long value = 0;
@@ -72,33 +74,6 @@ std::pair<std::string, std::string> parse_pair(std::string_view option, const st
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-class Args {
- public:
-  explicit Args(const std::vector<std::string>& args) : args_(args) {}
-  bool done() const { return next_ >= args_.size(); }
-  const std::string& current() const { return args_[next_]; }
-  void skip() { ++next_; }
-
-  // "--name VALUE" or "--name=VALUE" at the current position.
-  std::optional<std::string> option(std::string_view name) {
-    const std::string& a = args_[next_];
-    if (a == name) {
-      if (next_ + 1 >= args_.size()) throw UsageError(fmt::format("{} needs a value", name));
-      next_ += 2;
-      return args_[next_ - 1];
-    }
-    if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
-      ++next_;
-      return a.substr(name.size() + 1);
-    }
-    return std::nullopt;
-  }
-
- private:
-  const std::vector<std::string>& args_;
-  std::size_t next_ = 0;
-};
-
 // The options that take a value, and where each goes.
 struct ValueOption {
   std::string_view name;
@@ -118,7 +93,7 @@ const ValueOption kValueOptions[] = {
      [](CompileOptions& o, const std::string& v) { o.config.fixpoint_iterations = parse_u32("--iterations", v); }},
     {"--weights", [](CompileOptions& o, const std::string& v) { o.weights = v; }},
     {"--out", [](CompileOptions& o, const std::string& v) { o.out = v; }},
-    {"--plugins", [](CompileOptions& o, const std::string& v) { o.plugin_dirs.emplace_back(v); }},
+    {"--plugins", [](CompileOptions& o, const std::string& v) { o.registry.plugin_dirs.emplace_back(v); }},
     {"--in",
      [](CompileOptions& o, const std::string& v) {
        auto [name, file] = parse_pair("--in", v);
@@ -134,7 +109,7 @@ const ValueOption kValueOptions[] = {
 // One option with a value at the current position; false when it is none of kValueOptions.
 bool take_option(Args& a, CompileOptions& o) {
   for (const ValueOption& option : kValueOptions) {
-    if (auto value = a.option(option.name)) {
+    if (auto value = a.take_option(option.name)) {
       option.apply(o, *value);
       return true;
     }
@@ -143,18 +118,16 @@ bool take_option(Args& a, CompileOptions& o) {
 }
 
 bool take_flag(Args& a, CompileOptions& o) {
-  const std::string& f = a.current();
-  if (f == "--force")
+  if (a.take_flag("--force"))
     o.force = true;
-  else if (f == "--no-default-plugins")
-    o.default_plugins = false;
-  else if (f == "-v" || f == "--verbose")
-    ++o.verbosity;
-  else if (f == "-vv")
-    o.verbosity += 2;
+  else if (a.take_flag("--no-default-plugins"))
+    o.registry.default_plugins = false;
+  else if (a.take_flag("-v") || a.take_flag("--verbose"))
+    ++o.registry.verbosity;
+  else if (a.take_flag("-vv"))
+    o.registry.verbosity += 2;
   else
     return false;
-  a.skip();
   return true;
 }
 
@@ -162,22 +135,19 @@ bool take_flag(Args& a, CompileOptions& o) {
 
 CommandLine parse_command_line(const std::vector<std::string>& args) {
   CommandLine line;
-  for (const std::string& a : args)
-    if (a == "-h" || a == "--help") line.help = true;
+  line.help = tool::wants_help(args);
   if (line.help) return line;
   if (args.empty()) throw UsageError("missing the command (compile)");
   if (args.front() != "compile")
     throw UsageError(fmt::format("unknown command '{}' (the command is compile)", args.front()));
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  Args a(rest);
+  Args a(std::vector<std::string>(args.begin() + 1, args.end()));
   CompileOptions& o = line.compile;
-  while (!a.done()) {
+  while (!a.empty()) {
     if (take_flag(a, o) || take_option(a, o)) continue;
-    if (a.current().starts_with("-")) throw UsageError(fmt::format("unknown option '{}'", a.current()));
+    if (a.peek().starts_with("-")) throw UsageError(fmt::format("unknown option '{}'", a.peek()));
     if (!o.program.empty())
-      throw UsageError(fmt::format("unexpected argument '{}' (the program is '{}')", a.current(), o.program.string()));
-    o.program = a.current();
-    a.skip();
+      throw UsageError(fmt::format("unexpected argument '{}' (the program is '{}')", a.peek(), o.program.string()));
+    o.program = a.take("the program file");
   }
   if (o.program.empty()) throw UsageError("missing the program file");
   if (o.out.empty()) throw UsageError("missing --out DIR (the bundle directory)");

@@ -4,24 +4,20 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "command_line.hpp"
 #include "vyre/ir.hpp"
 
 namespace vyre::aot_tool {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
-
-// A malformed command line (exit 2).
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The command-line pieces every vyre tool shares (tools/common).
+using tool::kExitFailure;
+using tool::kExitOk;
+using tool::kExitUsage;
+using tool::UsageError;
 
 struct CompileOptions {
   std::filesystem::path program;
@@ -33,9 +29,7 @@ struct CompileOptions {
   std::vector<std::pair<std::string, std::uint64_t>> counts;          // --count NAME=N
   std::filesystem::path out;                                          // --out DIR
   bool force = false;                                                 // --force: write into a non-empty DIR
-  std::vector<std::filesystem::path> plugin_dirs;                     // --plugins DIR
-  bool default_plugins = true;                                        // --no-default-plugins
-  int verbosity = 0;                                                  // -v
+  tool::RegistryFlags registry;                                       // --plugins DIR, --no-default-plugins, -v
 };
 
 struct CommandLine {

@@ -53,7 +53,7 @@ std::string op_counts(const Registry& registry, const PluginInfo& plugin) {
 
 int run_backends(const GlobalOptions& global, Args& args) {
   const bool only_available = args.take_flag("--available");
-  args.finish("backends");
+  args.finish("vyre backends");
   const std::unique_ptr<Registry> registry = make_registry(global);
   if (only_available) {
     for (const PluginInfo& p : registry->plugins())

@@ -19,7 +19,7 @@ Exit status: 0 converted, 1 unreadable input or unwritable output, 2 usage error
 int run_convert(const GlobalOptions&, Args& args) {
   const std::string in = args.take("input FILE");
   const std::string out = args.take("output FILE");
-  args.finish("convert");
+  args.finish("vyre convert");
   const Program program = load_program_file(in);
   save_program_file(program, out);
   const bool json = std::filesystem::path(out).extension() == ".json";

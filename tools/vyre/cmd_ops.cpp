@@ -25,7 +25,7 @@ void print_op(const OpInfo& op) {
 
 int run_ops(const GlobalOptions& global, Args& args) {
   const std::optional<std::string> backend = args.take_option("--backend");
-  args.finish("ops");
+  args.finish("vyre ops");
   if (!backend) {
     for (const OpInfo& op : op_catalog()) print_op(op);
     fmt::print("{} ops; catalog hash {}\n", op_catalog().size(), catalog_hash());

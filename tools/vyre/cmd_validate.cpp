@@ -18,7 +18,7 @@ Exit status: 0 valid, 1 invalid or unreadable, 2 usage error.
 
 int run_validate(const GlobalOptions&, Args& args) {
   const std::string file = args.take("program FILE");
-  args.finish("validate");
+  args.finish("vyre validate");
   const Program program = load_program_file(file);
   const std::vector<Diagnostic> diagnostics = validate(program);
   if (!diagnostics.empty()) {

@@ -43,11 +43,7 @@ Expr shared_expected() { return load("exp", gid()); }
 
 TestPlan base_plan(const OpInfo& op, const char* name) {
   const Type t = op.type;
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = name;
-  plan.lanes_per_case = kLanes;
-  plan.workgroup = {kLanes, 1, 1};
+  TestPlan plan = workgroup_plan(op, name, kLanes);
   plan.operands = {operand_spec(op, 0, t), operand_spec(op, 1, t)};
   plan.buffers = {input("init", t, 0, kLanes), input("val", t, 1, kLanes)};
   if (op.atomic_op == AtomicOp::CompareExchange) {

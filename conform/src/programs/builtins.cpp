@@ -42,59 +42,39 @@ std::vector<Node> store_axes(Builtin b, Expr slot) {
 OpTest grid_3d_test(const OpInfo& op) {
   const std::uint32_t invocations = kGrid3d[0] * kGrid3d[1] * kGrid3d[2] * kWorkgroup3d[0] *
                                     kWorkgroup3d[1] * kWorkgroup3d[2];
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "3-D grid";
+  TestPlan plan = lane_plan(op, "3-D grid");
   plan.lanes_per_case = invocations;
   plan.max_cases = 1;
   plan.workgroup = kWorkgroup3d;
   plan.buffers = {output("out", Type::U32, invocations * 3)};
   plan.body = [b = op.builtin](const BodyContext&) { return store_axes(b, linear_invocation()); };
-  plan.config = [](const BodyContext&) {
-    DispatchConfig c;
-    c.grid = kGrid3d;
-    return c;
-  };
+  plan.config = [](const BodyContext&) { return fixed_grid(kGrid3d); };
   return make_test(std::move(plan));
 }
 
 // 1-D default geometry: ceil(N / 64) workgroups; invocations past N do nothing.
 OpTest default_geometry_test(const OpInfo& op) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "1-D default geometry";
-  plan.workgroup = {64, 1, 1};
+  TestPlan plan = lane_plan(op, "1-D default geometry");
   plan.buffers = {output("out", Type::U32, 3)};
   plan.body = [b = op.builtin](const BodyContext&) { return store_axes(b, gid()); };
   return make_test(std::move(plan));
 }
 
 OpTest subgroup_builtin_test(const OpInfo& op) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "16x4 workgroup";
-  plan.lanes_per_case = 64;
-  plan.workgroup = {16, 4, 1};
+  TestPlan plan = workgroup_plan(op, "16x4 workgroup", 64);
+  plan.workgroup = kWorkgroup16x4;
   plan.buffers = {output("out", Type::U32, 64)};
   plan.body = [b = op.builtin](const BodyContext&) {
-    Expr index = dsl::workgroup_id(0) * u32(64) + dsl::local_id(1) * u32(16) + dsl::local_id(0);
     Expr value = b == Builtin::SubgroupLane ? dsl::subgroup_lane() : dsl::subgroup_size();
-    return std::vector<Node>{store("out", std::move(index), std::move(value))};
+    return std::vector<Node>{store("out", index_16x4(), std::move(value))};
   };
-  plan.config = [](const BodyContext& ctx) {
-    DispatchConfig c;
-    c.grid = std::array<std::uint32_t, 3>{ctx.cases, 1, 1};
-    return c;
-  };
+  plan.config = workgroup_per_case;
   return make_test(std::move(plan));
 }
 
 // BufLen of runtime-sized inputs of several element sizes and of a declared output.
 OpTest buf_len_test(const OpInfo& op) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "buffer lengths";
-  plan.workgroup = {64, 1, 1};
+  TestPlan plan = lane_plan(op, "buffer lengths");
   BufferPlan words = zero_input("words", Type::U32, 1);
   BufferPlan bytes = zero_input("bytes", Type::U8, 3);
   BufferPlan halves = zero_input("halves", Type::F16, 2);

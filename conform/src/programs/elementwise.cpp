@@ -46,15 +46,12 @@ const char* const kOperandNames[] = {"a", "b", "c"};
 
 std::vector<OpTest> elementwise_tests(const OpInfo& op) {
   const std::vector<Type> types = operand_types(op);
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "elementwise";
+  TestPlan plan = lane_plan(op, "elementwise");
   for (std::size_t i = 0; i < types.size(); ++i) {
     plan.operands.push_back(operand_spec(op, i, types[i]));
     plan.buffers.push_back(input(kOperandNames[i], types[i], i));
   }
   plan.buffers.push_back(output("out", result_type(op), 1, op.tolerance));
-  plan.workgroup = {64, 1, 1};
   plan.body = [op, n = types.size()](const BodyContext&) {
     std::vector<Expr> operands;
     for (std::size_t i = 0; i < n; ++i) operands.push_back(dsl::load(kOperandNames[i], gid()));

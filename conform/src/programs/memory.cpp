@@ -23,14 +23,11 @@ Type load_feed(Type s) { return s == Type::Bool ? Type::U32 : s; }
 // of the buffer, which must yield zero.
 OpTest load_test(const OpInfo& op, Access access, std::uint32_t max_cases) {
   const Type s = op.type;
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = access == Access::Uniform ? "uniform buffer" : "read buffer";
+  TestPlan plan = lane_plan(op, access == Access::Uniform ? "uniform buffer" : "read buffer");
   plan.operands = {operand_spec(op, 0, load_feed(s))};
   BufferPlan src = input("src", s, 0);
   src.access = access;
   plan.buffers = {src, output("out", widen(s)), output("past_end", widen(s))};
-  plan.workgroup = {64, 1, 1};
   plan.max_cases = max_cases;
   plan.body = [](const BodyContext& ctx) {
     return std::vector<Node>{
@@ -45,12 +42,9 @@ OpTest load_test(const OpInfo& op, Access access, std::uint32_t max_cases) {
 OpTest store_test(const OpInfo& op) {
   const Type s = op.type;
   const Type value = widen(s);
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "narrowing store";
+  TestPlan plan = lane_plan(op, "narrowing store");
   plan.operands = {operand_spec(op, 0, load_feed(value))};
   plan.buffers = {input("src", value, 0), output("dst", s)};
-  plan.workgroup = {64, 1, 1};
   plan.body = [](const BodyContext&) {
     return std::vector<Node>{store("dst", gid(), load("src", gid()))};
   };
@@ -60,12 +54,8 @@ OpTest store_test(const OpInfo& op) {
 // mem.workgroup: workgroup buffers start at zero, are shared by the workgroup across a barrier,
 // drop stores past their end (without touching the next buffer) and read zero there.
 OpTest workgroup_memory_test(const OpInfo& op) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "workgroup buffers";
+  TestPlan plan = workgroup_plan(op, "workgroup buffers", 64);
   plan.operands = {operand_spec(op, 0, Type::U32)};
-  plan.lanes_per_case = 64;
-  plan.workgroup = {64, 1, 1};
   plan.buffers = {input("a", Type::U32, 0, 64),      workgroup_buffer("wg", Type::U32, 64),
                   workgroup_buffer("wg2", Type::U32, 16), output("initial", Type::U32, 64),
                   output("swapped", Type::U32, 64),  output("past_end", Type::U32, 64),

@@ -23,10 +23,7 @@ Expr b() { return load("b", gid()); }
 
 // Two u32 operands a, b (one lane per case) and `outputs` u32 outputs.
 TestPlan two_operand_plan(const OpInfo& op, const char* name, std::initializer_list<const char*> outputs) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = name;
-  plan.workgroup = {64, 1, 1};
+  TestPlan plan = lane_plan(op, name);
   plan.operands = {operand_spec(op, 0, Type::U32), operand_spec(op, 1, Type::U32)};
   plan.buffers = {input("a", Type::U32, 0), input("b", Type::U32, 1)};
   for (const char* o : outputs) plan.buffers.push_back(output(o, Type::U32));
@@ -97,49 +94,28 @@ std::vector<Node> block_body() {
   };
 }
 
+OpTest two_operand_test(const OpInfo& op, const char* name, std::initializer_list<const char*> outputs,
+                        std::vector<Node> (*body)()) {
+  TestPlan plan = two_operand_plan(op, name, outputs);
+  plan.body = [body](const BodyContext&) { return body(); };
+  return make_test(std::move(plan));
+}
+
 OpTest simple_node_test(const OpInfo& op) {
   switch (op.node) {
-    case NodeKind::Let: {
-      TestPlan plan = two_operand_plan(op, "bindings", {"out", "out2"});
-      plan.body = [](const BodyContext&) { return let_body(); };
-      return make_test(std::move(plan));
-    }
-    case NodeKind::Assign: {
-      TestPlan plan = two_operand_plan(op, "assignments", {"out", "out2"});
-      plan.body = [](const BodyContext&) { return assign_body(); };
-      return make_test(std::move(plan));
-    }
-    case NodeKind::If: {
-      TestPlan plan = two_operand_plan(op, "branches", {"out", "out2", "out3"});
-      plan.body = [](const BodyContext&) { return if_body(); };
-      return make_test(std::move(plan));
-    }
-    case NodeKind::Loop: {
-      TestPlan plan = two_operand_plan(op, "loops", {"out", "out2", "out3"});
-      plan.body = [](const BodyContext&) { return loop_body(); };
-      return make_test(std::move(plan));
-    }
-    case NodeKind::Return: {
-      TestPlan plan = two_operand_plan(op, "early return", {"out", "out2"});
-      plan.body = [](const BodyContext&) { return return_body(); };
-      return make_test(std::move(plan));
-    }
-    default: {
-      TestPlan plan = two_operand_plan(op, "scopes", {"out", "out2"});
-      plan.body = [](const BodyContext&) { return block_body(); };
-      return make_test(std::move(plan));
-    }
+    case NodeKind::Let: return two_operand_test(op, "bindings", {"out", "out2"}, let_body);
+    case NodeKind::Assign: return two_operand_test(op, "assignments", {"out", "out2"}, assign_body);
+    case NodeKind::If: return two_operand_test(op, "branches", {"out", "out2", "out3"}, if_body);
+    case NodeKind::Loop: return two_operand_test(op, "loops", {"out", "out2", "out3"}, loop_body);
+    case NodeKind::Return: return two_operand_test(op, "early return", {"out", "out2"}, return_body);
+    default: return two_operand_test(op, "scopes", {"out", "out2"}, block_body);
   }
 }
 
 // Barrier: four rounds of "add the right neighbour's value", each read separated from the next
 // write by a barrier, inside a loop; then a reversal across the workgroup.
 OpTest barrier_test(const OpInfo& op) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "neighbour exchange";
-  plan.lanes_per_case = 64;
-  plan.workgroup = {64, 1, 1};
+  TestPlan plan = workgroup_plan(op, "neighbour exchange", 64);
   plan.operands = {operand_spec(op, 0, Type::U32)};
   plan.buffers = {input("a", Type::U32, 0, 64), workgroup_buffer("wg", Type::U32, 64),
                   output("out", Type::U32, 64), output("reversed", Type::U32, 64)};
@@ -162,12 +138,9 @@ OpTest barrier_test(const OpInfo& op) {
 OpTest grid_sync_test(const OpInfo& op) {
   constexpr std::uint32_t kWorkgroups = 32;
   constexpr std::uint32_t kInvocations = kWorkgroups * 64;
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "three phases";
+  TestPlan plan = lane_plan(op, "three phases");
   plan.lanes_per_case = kInvocations;
   plan.max_cases = 1;
-  plan.workgroup = {64, 1, 1};
   plan.operands = {operand_spec(op, 0, Type::U32)};
   plan.buffers = {input("a", Type::U32, 0, kInvocations), workgroup_buffer("wg", Type::U32, 64),
                   output("tmp", Type::U32, kInvocations), output("out", Type::U32, kInvocations),
@@ -184,20 +157,13 @@ OpTest grid_sync_test(const OpInfo& op) {
         store("out2", gid(), load("out", (gid() * u32(7)) & mask) ^ load("tmp", gid())),
     };
   };
-  plan.config = [](const BodyContext&) {
-    DispatchConfig c;
-    c.grid = std::array<std::uint32_t, 3>{kWorkgroups, 1, 1};
-    return c;
-  };
+  plan.config = [](const BodyContext&) { return fixed_grid({kWorkgroups, 1, 1}); };
   return make_test(std::move(plan));
 }
 
 // dispatch.fixpoint: 4 iterations on the same buffers; `output` buffers are zeroed only once.
 OpTest fixpoint_test(const OpInfo& op) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = "four iterations";
-  plan.workgroup = {64, 1, 1};
+  TestPlan plan = lane_plan(op, "four iterations");
   plan.operands = {operand_spec(op, 0, Type::U32), operand_spec(op, 1, Type::U32)};
   BufferPlan acc = input("acc", Type::U32, 0);
   acc.access = Access::ReadWrite;

@@ -14,17 +14,8 @@ using dsl::u32;
 
 constexpr std::uint32_t kLanes = 64;
 
-TestPlan base_plan(const OpInfo& op, const char* name) {
-  TestPlan plan;
-  plan.op = op.id;
-  plan.name = name;
-  plan.lanes_per_case = kLanes;
-  plan.workgroup = {kLanes, 1, 1};
-  return plan;
-}
-
 OpTest ballot_test(const OpInfo& op) {
-  TestPlan plan = base_plan(op, "ballot");
+  TestPlan plan = workgroup_plan(op, "ballot", kLanes);
   plan.operands = {operand_spec(op, 0, Type::Bool)};
   plan.buffers = {input("cond", Type::Bool, 0, kLanes), output("out", Type::U32, kLanes)};
   plan.body = [](const BodyContext&) {
@@ -33,28 +24,23 @@ OpTest ballot_test(const OpInfo& op) {
   return make_test(std::move(plan));
 }
 
-// Lanes are consecutive local *linear* ids: a 16 x 4 workgroup puts rows 0-1 in subgroup 0.
+// Lanes are consecutive local *linear* ids (see kWorkgroup16x4).
 OpTest ballot_2d_test(const OpInfo& op) {
-  TestPlan plan = base_plan(op, "ballot, 16x4 workgroup");
-  plan.workgroup = {16, 4, 1};
+  TestPlan plan = workgroup_plan(op, "ballot, 16x4 workgroup", kLanes);
+  plan.workgroup = kWorkgroup16x4;
   plan.operands = {operand_spec(op, 0, Type::Bool)};
   plan.buffers = {input("cond", Type::Bool, 0, kLanes), output("out", Type::U32, kLanes)};
   plan.body = [](const BodyContext&) {
-    Expr index = dsl::workgroup_id(0) * u32(kLanes) + dsl::local_id(1) * u32(16) + dsl::local_id(0);
-    return std::vector<Node>{dsl::let("i", index),
+    return std::vector<Node>{dsl::let("i", index_16x4()),
                              store("out", dsl::var("i"), dsl::ballot(load("cond", dsl::var("i"))))};
   };
-  plan.config = [](const BodyContext& ctx) {
-    DispatchConfig c;
-    c.grid = std::array<std::uint32_t, 3>{ctx.cases, 1, 1};
-    return c;
-  };
+  plan.config = workgroup_per_case;
   return make_test(std::move(plan));
 }
 
 OpTest shuffle_test(const OpInfo& op) {
   const Type t = op.type;
-  TestPlan plan = base_plan(op, "shuffle");
+  TestPlan plan = workgroup_plan(op, "shuffle", kLanes);
   plan.operands = {operand_spec(op, 0, t), operand_spec(op, 1, Type::U32)};
   plan.buffers = {input("v", t, 0, kLanes), input("lane", Type::U32, 1, kLanes),
                   output("out", t, kLanes)};
@@ -67,7 +53,7 @@ OpTest shuffle_test(const OpInfo& op) {
 
 OpTest reduce_test(const OpInfo& op) {
   const Type t = op.type;
-  TestPlan plan = base_plan(op, "reduce");
+  TestPlan plan = workgroup_plan(op, "reduce", kLanes);
   plan.operands = {operand_spec(op, 0, t)};
   plan.buffers = {input("v", t, 0, kLanes), output("out", t, kLanes, op.tolerance)};
   plan.body = [op](const BodyContext&) {

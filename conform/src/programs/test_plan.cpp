@@ -7,42 +7,62 @@
 
 namespace vyre::conform::detail {
 
-BufferPlan input(std::string name, Type storage, std::size_t operand, std::uint32_t per_case) {
+namespace {
+
+BufferPlan buffer(std::string name, Access access, Type storage, std::uint32_t per_case = 1) {
   BufferPlan b;
   b.name = std::move(name);
-  b.access = Access::Read;
+  b.access = access;
   b.storage = storage;
   b.per_case = per_case;
+  return b;
+}
+
+}  // namespace
+
+BufferPlan input(std::string name, Type storage, std::size_t operand, std::uint32_t per_case) {
+  BufferPlan b = zero_input(std::move(name), storage, per_case);
   b.operand = operand;
   return b;
 }
 
 BufferPlan zero_input(std::string name, Type storage, std::uint32_t per_case) {
-  BufferPlan b;
-  b.name = std::move(name);
-  b.access = Access::Read;
-  b.storage = storage;
-  b.per_case = per_case;
-  return b;
+  return buffer(std::move(name), Access::Read, storage, per_case);
 }
 
 BufferPlan output(std::string name, Type storage, std::uint32_t per_case, Tolerance tolerance) {
-  BufferPlan b;
-  b.name = std::move(name);
-  b.access = Access::Output;
-  b.storage = storage;
-  b.per_case = per_case;
+  BufferPlan b = buffer(std::move(name), Access::Output, storage, per_case);
   b.tolerance = tolerance;
   return b;
 }
 
 BufferPlan workgroup_buffer(std::string name, Type storage, std::uint32_t count) {
-  BufferPlan b;
-  b.name = std::move(name);
-  b.access = Access::Workgroup;
-  b.storage = storage;
+  BufferPlan b = buffer(std::move(name), Access::Workgroup, storage);
   b.workgroup_count = count;
   return b;
+}
+
+TestPlan lane_plan(const OpInfo& op, std::string name) {
+  TestPlan plan;
+  plan.op = op.id;
+  plan.name = std::move(name);
+  plan.workgroup = {64, 1, 1};
+  return plan;
+}
+
+TestPlan workgroup_plan(const OpInfo& op, std::string name, std::uint32_t lanes) {
+  TestPlan plan = lane_plan(op, std::move(name));
+  plan.lanes_per_case = lanes;
+  plan.workgroup = {lanes, 1, 1};
+  return plan;
+}
+
+DispatchConfig workgroup_per_case(const BodyContext& ctx) { return fixed_grid({ctx.cases, 1, 1}); }
+
+DispatchConfig fixed_grid(std::array<std::uint32_t, 3> grid) {
+  DispatchConfig c;
+  c.grid = grid;
+  return c;
 }
 
 OperandSpec operand_spec(const OpInfo& op, std::size_t index, Type feed) {
@@ -51,6 +71,13 @@ OperandSpec operand_spec(const OpInfo& op, std::size_t index, Type feed) {
 
 Expr gid() { return dsl::invocation_id(0); }
 Expr lid() { return dsl::local_id(0); }
+
+Expr index_16x4() {
+  using dsl::operator*;
+  using dsl::operator+;
+  using dsl::u32;
+  return dsl::workgroup_id(0) * u32(64) + dsl::local_id(1) * u32(16) + dsl::local_id(0);
+}
 
 namespace {
 

@@ -52,6 +52,16 @@ struct TestPlan {
   std::function<DispatchConfig(const BodyContext&)> config;
 };
 
+// A plan for `op` with one lane per case, run in 1-D workgroups of 64 (the default geometry);
+// a test with another geometry changes the fields that differ.
+TestPlan lane_plan(const OpInfo& op, std::string name);
+// A plan for `op` whose case is one 1-D workgroup of `lanes` invocations.
+TestPlan workgroup_plan(const OpInfo& op, std::string name, std::uint32_t lanes);
+
+// TestPlan::config values: an explicit grid instead of one derived from the element count.
+DispatchConfig workgroup_per_case(const BodyContext& ctx);  // {cases, 1, 1}
+DispatchConfig fixed_grid(std::array<std::uint32_t, 3> grid);
+
 // Turn a plan into the public OpTest.
 OpTest make_test(TestPlan plan);
 
@@ -62,6 +72,12 @@ OperandSpec operand_spec(const OpInfo& op, std::size_t index, Type feed);
 // invocation_id(0), local_id(0): the builtins most tests index with.
 Expr gid();
 Expr lid();
+
+// A 16 x 4 workgroup: subgroups are 32 consecutive local *linear* ids, so rows 0-1 form subgroup
+// 0. With one such workgroup per case (64 lanes), index_16x4() is the invocation's lane index:
+// workgroup_id(0) * 64 + local_id(1) * 16 + local_id(0).
+inline constexpr std::array<std::uint32_t, 3> kWorkgroup16x4{16, 4, 1};
+Expr index_16x4();
 
 // Tests of the families (one file each).
 std::vector<OpTest> elementwise_tests(const OpInfo& op);  // bin, un, cast, bitcast, fma, select

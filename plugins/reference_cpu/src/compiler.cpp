@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 #include <tuple>
@@ -213,12 +214,19 @@ class Compiler {
     return {d, widen(storage), true};
   }
 
+  // Evaluates all N operands left to right, then frees them so that the result may take one of
+  // their registers: an elementwise kernel reads each lane's operands before writing that lane.
+  template <std::size_t N>
+  std::array<Operand, N> elementwise_operands(const Expr& e, const std::string& path) {
+    arity(e, N, path);
+    std::array<Operand, N> operands;
+    for (std::size_t i = 0; i < N; ++i) operands[i] = expr(e.args[i], path);
+    for (const Operand& op : operands) release(op);
+    return operands;
+  }
+
   Operand binary(const Expr& e, const std::string& path) {
-    arity(e, 2, path);
-    Operand a = expr(e.args[0], path);
-    Operand b = expr(e.args[1], path);
-    release(a);
-    release(b);
+    auto [a, b] = elementwise_operands<2>(e, path);
     std::uint32_t d = alloc();
     auto what = fmt::format("bin.{}.{}", bin_op_name(e.bin_op), type_name(a.type));
     emit(need(bin_kernel(e.bin_op, a.type), path, what), d, a.reg, b.reg);
@@ -226,9 +234,7 @@ class Compiler {
   }
 
   Operand unary(const Expr& e, const std::string& path) {
-    arity(e, 1, path);
-    Operand a = expr(e.args[0], path);
-    release(a);
+    auto [a] = elementwise_operands<1>(e, path);
     std::uint32_t d = alloc();
     auto what = fmt::format("un.{}.{}", un_op_name(e.un_op), type_name(a.type));
     emit(need(un_kernel(e.un_op, a.type), path, what), d, a.reg);
@@ -236,22 +242,14 @@ class Compiler {
   }
 
   Operand select(const Expr& e, const std::string& path) {
-    arity(e, 3, path);
-    Operand c = expr(e.args[0], path);
-    Operand a = expr(e.args[1], path);
-    Operand b = expr(e.args[2], path);
-    release(c);
-    release(a);
-    release(b);
+    auto [c, a, b] = elementwise_operands<3>(e, path);
     std::uint32_t d = alloc();
     emit(select_kernel(), d, c.reg, a.reg, b.reg);
     return {d, a.type, true};
   }
 
   Operand convert(const Expr& e, const std::string& path, bool bitcast) {
-    arity(e, 1, path);
-    Operand a = expr(e.args[0], path);
-    release(a);
+    auto [a] = elementwise_operands<1>(e, path);
     std::uint32_t d = alloc();
     auto what = fmt::format("{}.{}.{}", bitcast ? "bitcast" : "cast", type_name(a.type), type_name(e.type));
     KernelFn fn = bitcast ? bitcast_kernel(a.type, e.type) : cast_kernel(a.type, e.type);
@@ -260,13 +258,7 @@ class Compiler {
   }
 
   Operand fma(const Expr& e, const std::string& path) {
-    arity(e, 3, path);
-    Operand a = expr(e.args[0], path);
-    Operand b = expr(e.args[1], path);
-    Operand c = expr(e.args[2], path);
-    release(a);
-    release(b);
-    release(c);
+    auto [a, b, c] = elementwise_operands<3>(e, path);
     std::uint32_t d = alloc();
     emit(need(fma_kernel(a.type), path, fmt::format("fma.{}", type_name(a.type))), d, a.reg, b.reg, c.reg);
     return {d, a.type, true};

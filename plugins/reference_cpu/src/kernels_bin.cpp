@@ -1,21 +1,16 @@
 // Binary operator kernels: one instantiation per (operator, type) the catalog defines.
-#include <array>
-#include <utility>
-
 #include "float_ops.hpp"
 #include "int_ops.hpp"
+#include "kernel_table.hpp"
 #include "kernels.hpp"
 #include "slots.hpp"
 
 namespace vyre::refcpu {
 namespace {
 
-constexpr bool int_value(Type t) { return t == Type::U32 || t == Type::I32 || t == Type::U64 || t == Type::I64; }
-constexpr bool float_value(Type t) { return t == Type::F32 || t == Type::F64; }
-
 constexpr bool defined(BinOp op, Type t) {
-  if (int_value(t)) return true;
-  if (float_value(t)) {
+  if (is_int(t)) return true;
+  if (is_float(t)) {
     switch (op) {
       case BinOp::Add: case BinOp::Sub: case BinOp::Mul: case BinOp::Div: case BinOp::Min:
       case BinOp::Max: case BinOp::Eq: case BinOp::Ne: case BinOp::Lt: case BinOp::Le:
@@ -100,7 +95,7 @@ template <BinOp OP, Type T>
 inline std::uint64_t apply(std::uint64_t a, std::uint64_t b) {
   if constexpr (T == Type::Bool) {
     return bool_apply<OP>(a, b);
-  } else if constexpr (float_value(T)) {
+  } else if constexpr (is_float(T)) {
     return float_apply<OP, T>(Slot<T>::get(a), Slot<T>::get(b));
   } else {
     return int_apply<OP, T>(Slot<T>::get(a), b);
@@ -115,35 +110,18 @@ void run(const Instr& in, ExecState& st, const LaneSet& lanes) {
   for_lanes(lanes, [&](std::uint32_t i) { d[i] = apply<OP, T>(a[i], b[i]); });
 }
 
-template <BinOp OP, Type T>
-constexpr KernelFn entry() {
-  if constexpr (defined(OP, T)) return &run<OP, T>;
-  return nullptr;
-}
-
-template <Type T, std::size_t... I>
-constexpr std::array<KernelFn, kBinOpCount> table(std::index_sequence<I...>) {
-  return {entry<static_cast<BinOp>(I), T>()...};
-}
-
-template <Type T>
-constexpr std::array<KernelFn, kBinOpCount> kTable = table<T>(std::make_index_sequence<kBinOpCount>{});
+struct BinKernels {
+  using Op = BinOp;
+  static constexpr std::size_t kCount = kBinOpCount;
+  template <BinOp OP, Type T>
+  static constexpr KernelFn entry() {
+    if constexpr (defined(OP, T)) return &run<OP, T>;
+    return nullptr;
+  }
+};
 
 }  // namespace
 
-KernelFn bin_kernel(BinOp op, Type operand) {
-  auto i = static_cast<std::size_t>(op);
-  if (i >= kBinOpCount) return nullptr;
-  switch (operand) {
-    case Type::Bool: return kTable<Type::Bool>[i];
-    case Type::U32: return kTable<Type::U32>[i];
-    case Type::I32: return kTable<Type::I32>[i];
-    case Type::U64: return kTable<Type::U64>[i];
-    case Type::I64: return kTable<Type::I64>[i];
-    case Type::F32: return kTable<Type::F32>[i];
-    case Type::F64: return kTable<Type::F64>[i];
-    default: return nullptr;
-  }
-}
+KernelFn bin_kernel(BinOp op, Type operand) { return family_kernel<BinKernels>(op, operand); }
 
 }  // namespace vyre::refcpu

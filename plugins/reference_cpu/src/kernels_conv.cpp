@@ -10,8 +10,6 @@
 namespace vyre::refcpu {
 namespace {
 
-constexpr bool float_value(Type t) { return t == Type::F32 || t == Type::F64; }
-
 constexpr Type kValue[] = {Type::Bool, Type::U32, Type::I32, Type::U64, Type::I64, Type::F32, Type::F64};
 constexpr std::size_t kValueCount = 7;
 
@@ -27,10 +25,10 @@ std::uint64_t cast_apply(std::uint64_t slot) {
     return !(a == In{0});
   } else if constexpr (FROM == Type::Bool) {
     return Slot<TO>::put(a ? Out{1} : Out{0});
-  } else if constexpr (float_value(FROM) && float_value(TO)) {
+  } else if constexpr (is_float(FROM) && is_float(TO)) {
     if constexpr (TO == Type::F64) return floatops::canonical_bits(static_cast<double>(a));
     return floatops::canonical_bits(static_cast<float>(a));
-  } else if constexpr (float_value(FROM)) {
+  } else if constexpr (is_float(FROM)) {
     return Slot<TO>::put(floatops::to_int_saturating<Out>(a));
   } else {
     return Slot<TO>::put(static_cast<Out>(a));  // int->int (modular / extending), int->float (RNE)

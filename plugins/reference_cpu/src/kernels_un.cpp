@@ -1,24 +1,19 @@
 // Unary operator kernels: one instantiation per (operator, type) the catalog defines.
-#include <array>
-#include <utility>
-
 #include "float_ops.hpp"
 #include "int_ops.hpp"
+#include "kernel_table.hpp"
 #include "kernels.hpp"
 #include "slots.hpp"
 
 namespace vyre::refcpu {
 namespace {
 
-constexpr bool int_value(Type t) { return t == Type::U32 || t == Type::I32 || t == Type::U64 || t == Type::I64; }
-constexpr bool float_value(Type t) { return t == Type::F32 || t == Type::F64; }
-
 constexpr bool defined(UnOp op, Type t) {
   switch (op) {
-    case UnOp::Not: case UnOp::LogicalNot: return t == Type::Bool || int_value(t);
-    case UnOp::Neg: case UnOp::Abs: case UnOp::Sign: return int_value(t) || float_value(t);
-    case UnOp::Popcount: case UnOp::Clz: case UnOp::Ctz: case UnOp::ReverseBits: return int_value(t);
-    default: return float_value(t);  // rounding, sqrt family, classification, transcendentals
+    case UnOp::Not: case UnOp::LogicalNot: return t == Type::Bool || is_int(t);
+    case UnOp::Neg: case UnOp::Abs: case UnOp::Sign: return is_int(t) || is_float(t);
+    case UnOp::Popcount: case UnOp::Clz: case UnOp::Ctz: case UnOp::ReverseBits: return is_int(t);
+    default: return is_float(t);  // rounding, sqrt family, classification, transcendentals
   }
 }
 
@@ -73,7 +68,7 @@ template <UnOp OP, Type T>
 inline std::uint64_t apply(std::uint64_t a) {
   if constexpr (T == Type::Bool) {
     return a ^ 1u;  // not and logical_not are both logical negation on bool
-  } else if constexpr (float_value(T)) {
+  } else if constexpr (is_float(T)) {
     return float_apply<OP, T>(Slot<T>::get(a));
   } else {
     return int_apply<OP, T>(Slot<T>::get(a));
@@ -87,35 +82,18 @@ void run(const Instr& in, ExecState& st, const LaneSet& lanes) {
   for_lanes(lanes, [&](std::uint32_t i) { d[i] = apply<OP, T>(a[i]); });
 }
 
-template <UnOp OP, Type T>
-constexpr KernelFn entry() {
-  if constexpr (defined(OP, T)) return &run<OP, T>;
-  return nullptr;
-}
-
-template <Type T, std::size_t... I>
-constexpr std::array<KernelFn, kUnOpCount> table(std::index_sequence<I...>) {
-  return {entry<static_cast<UnOp>(I), T>()...};
-}
-
-template <Type T>
-constexpr std::array<KernelFn, kUnOpCount> kTable = table<T>(std::make_index_sequence<kUnOpCount>{});
+struct UnKernels {
+  using Op = UnOp;
+  static constexpr std::size_t kCount = kUnOpCount;
+  template <UnOp OP, Type T>
+  static constexpr KernelFn entry() {
+    if constexpr (defined(OP, T)) return &run<OP, T>;
+    return nullptr;
+  }
+};
 
 }  // namespace
 
-KernelFn un_kernel(UnOp op, Type operand) {
-  auto i = static_cast<std::size_t>(op);
-  if (i >= kUnOpCount) return nullptr;
-  switch (operand) {
-    case Type::Bool: return kTable<Type::Bool>[i];
-    case Type::U32: return kTable<Type::U32>[i];
-    case Type::I32: return kTable<Type::I32>[i];
-    case Type::U64: return kTable<Type::U64>[i];
-    case Type::I64: return kTable<Type::I64>[i];
-    case Type::F32: return kTable<Type::F32>[i];
-    case Type::F64: return kTable<Type::F64>[i];
-    default: return nullptr;
-  }
-}
+KernelFn un_kernel(UnOp op, Type operand) { return family_kernel<UnKernels>(op, operand); }
 
 }  // namespace vyre::refcpu

@@ -253,6 +253,9 @@ class Backend {
  private:
   void require_own(const Program& program, std::string_view what) const;
   void require_own(const ResidentBuffer& buffer, std::string_view what) const;
+  // The program and every resident buffer among `bindings`.
+  void require_own(const Program& program, std::span<const Binding> bindings,
+                   std::string_view what) const;
 
   std::shared_ptr<detail::InstanceState> state_;
 };

@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
 #include <string>
 
 namespace vyre::cudatest {
@@ -82,6 +85,33 @@ void emulate(const fake_cuda_launch* launch, void*) {
 }
 
 }  // namespace
+
+bool use_fake_driver(const std::string& cache_home) {
+  setenv("VYRE_CUDA_DRIVER_LIBRARY", FAKE_CUDA_LIBRARY, 1);
+  for (const char* name : {"VYRE_CUDA_FAIL", "VYRE_CUDA_FORCE_SPLIT_GRID_SYNC", "VYRE_CUDA_DISABLE_GRAPHS",
+                           "VYRE_CUDA_DEVICE_ORDINAL", "CUDA_CACHE_PATH"}) {
+    unsetenv(name);
+  }
+  const std::string cache_dir = std::string(VYRE_BINARY_DIR) + "/" + cache_home;
+  std::filesystem::remove_all(cache_dir);
+  setenv("XDG_CACHE_HOME", cache_dir.c_str(), 1);
+  return true;
+}
+
+std::string live_difference(const fake_cuda_stats& baseline, const fake_cuda_stats& now) {
+  std::ostringstream text;
+  auto compare = [&](const char* what, std::uint64_t before, std::uint64_t after) {
+    if (before != after) text << what << " " << before << " -> " << after << "; ";
+  };
+  compare("device allocations", baseline.live_device_allocations, now.live_device_allocations);
+  compare("pinned allocations", baseline.live_host_allocations, now.live_host_allocations);
+  compare("streams", baseline.live_streams, now.live_streams);
+  compare("events", baseline.live_events, now.live_events);
+  compare("modules", baseline.live_modules, now.live_modules);
+  compare("graphs", baseline.live_graphs, now.live_graphs);
+  compare("executable graphs", baseline.live_execs, now.live_execs);
+  return text.str();
+}
 
 FakeScope::FakeScope(Kernel kernel, std::uint32_t rotate_n) : lock_(g_kernel_mutex) {
   g_kernel = kernel;

@@ -7,8 +7,6 @@
 namespace vyre::cudatest {
 namespace {
 
-using host::Binding;
-using host::ResidentBuffer;
 using Words = std::vector<std::uint32_t>;
 
 constexpr std::byte kUnwritten{0xAB};

@@ -227,6 +227,43 @@ std::uint64_t Delta::operator()(std::string_view name) const {
   return metric(backend_, name) - old;
 }
 
+void check_resident_round_trip(const host::Backend& backend) {
+  const ResidentBuffer buffer = backend.alloc(4096);
+  CHECK(buffer.byte_len() == 4096);
+  const ByteVector zeros = backend.download(buffer, 0, 4096);
+  CHECK(std::all_of(zeros.begin(), zeros.end(), [](std::byte b) { return b == std::byte{0}; }));
+
+  ByteVector model(4096, std::byte{0});
+  auto write = [&](std::uint64_t offset, ByteVector data) {
+    std::copy(data.begin(), data.end(), model.begin() + offset);
+    return data;
+  };
+  ByteVector first = write(100, random_elements(Type::U8, 37, 1));
+  backend.upload(buffer, 100, Bytes(first.data(), first.size()));
+  std::fill(first.begin(), first.end(), std::byte{0xEE});  // the caller may reuse its memory at once
+  const ByteVector a = write(0, random_elements(Type::U8, 64, 2));
+  const ByteVector b = write(120, random_elements(Type::U8, 10, 3));  // overlaps the first write
+  const ByteVector c = write(4000, random_elements(Type::U8, 96, 4));
+  backend.upload(std::vector<host::ResidentWrite>{{buffer, 0, Bytes(a.data(), a.size())},
+                                                  {buffer, 120, Bytes(b.data(), b.size())},
+                                                  {buffer, 4000, Bytes(c.data(), c.size())}});
+
+  ByteVector r0(50), r1(50), r2(37), r3(10), empty;
+  Delta delta(backend);
+  backend.download(std::vector<host::ResidentRead>{{buffer, 50, MutableBytes(r1.data(), r1.size())},
+                                                   {buffer, 0, MutableBytes(r0.data(), r0.size())},
+                                                   {buffer, 100, MutableBytes(r2.data(), r2.size())},
+                                                   {buffer, 4086, MutableBytes(r3.data(), r3.size())},
+                                                   {buffer, 2000, MutableBytes(empty.data(), 0)}});
+  CHECK(delta("d2h_operations") == 2);  // [0, 137) merged, [4086, 4096)
+  CHECK(delta("d2h_bytes") == 147);
+  CHECK(std::equal(r0.begin(), r0.end(), model.begin()));
+  CHECK(std::equal(r1.begin(), r1.end(), model.begin() + 50));
+  CHECK(std::equal(r2.begin(), r2.end(), model.begin() + 100));
+  CHECK(std::equal(r3.begin(), r3.end(), model.begin() + 4086));
+  CHECK(backend.download(buffer, 0, 4096) == model);
+}
+
 void Failures::add(std::string failure, const std::function<void()>& print) {
   std::lock_guard lock(mutex_);
   if (print) print();

@@ -20,9 +20,14 @@
 
 namespace vyre::cudatest {
 
+// The names every test file of this suite uses: its `using namespace vyre::cudatest` brings them.
+using vyre::DispatchConfig;
+using vyre::Program;
+using host::Binding;
 using host::ByteVector;
 using host::Bytes;
 using host::MutableBytes;
+using host::ResidentBuffer;
 
 // Call from a namespace-scope initializer: returns true when the cuda plugin (or the plugin file
 // `plugin`) can create an instance here; otherwise prints "SKIP: <reason>" and exits 77
@@ -90,6 +95,11 @@ class Delta {
   const host::Backend& backend_;
   std::vector<host::Metric> before_;
 };
+
+// The resident round trip every backend of this suite must pass: a new 4096-byte buffer reads as
+// zeros; uploads at offsets (one overlapping another) land where written, and the caller may reuse
+// its memory at once; a batch of reads (one empty) is served by 2 merged device-to-host copies.
+void check_resident_round_trip(const host::Backend& backend);
 
 // Checks that `f` throws vyre::Error with `code` and a Fix; returns its message.
 template <class F>

@@ -24,24 +24,10 @@
 
 namespace {
 
-using namespace vyre::cudatest;  // test file: helpers of this suite
-using vyre::DispatchConfig;
-using vyre::Program;
-using vyre::host::Binding;
-using vyre::host::ByteVector;
-using vyre::host::ResidentBuffer;
+using namespace vyre::cudatest;  // test file: helpers of this suite (and its names: gpu_support.hpp)
 
 // Point the plugin at the fake driver before anything creates an instance.
-const bool kFakeDriver = [] {
-  setenv("VYRE_CUDA_DRIVER_LIBRARY", FAKE_CUDA_LIBRARY, 1);
-  unsetenv("VYRE_CUDA_FORCE_SPLIT_GRID_SYNC");
-  unsetenv("VYRE_CUDA_DEVICE_ORDINAL");
-  unsetenv("CUDA_CACHE_PATH");
-  const std::string cache_home = std::string(VYRE_BINARY_DIR) + "/fake_cuda_cache_home";
-  std::filesystem::remove_all(cache_home);
-  setenv("XDG_CACHE_HOME", cache_home.c_str(), 1);
-  return true;
-}();
+const bool kFakeDriver = use_fake_driver("fake_cuda_cache_home");
 
 const vyre::host::Backend& fake() {
   static const vyre::host::Backend backend = open_backend("cuda");
@@ -136,13 +122,16 @@ TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry count
   CHECK(timed.timing.wall_ns >= timed.timing.enqueue_ns);
   CHECK(metric(fake(), "timed_device_ns") >= 250000);
 
+  // One pipeline dispatch of `count` seeded input words, checked against the model.
+  auto check_pipeline = [&](const vyre::host::Pipeline& pipeline, std::size_t count, std::uint32_t seed) {
+    const auto input = random_words(count, seed, kWordBound);
+    CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
+  };
+
   // An image-staged pipeline dispatches as a plain dispatch does (pipeline_shape.hpp).
   const auto pipeline = fake().pipeline(compiled);
   Delta plain(fake());
-  for (int k = 0; k < 4; ++k) {
-    const auto input = random_words(k % 2 == 0 ? 1000 : 2500, 30 + k, kWordBound);
-    CHECK(words(pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
-  }
+  for (int k = 0; k < 4; ++k) check_pipeline(pipeline, k % 2 == 0 ? 1000 : 2500, 30 + k);
   CHECK(plain("graph_builds") == 0);
   CHECK(plain("h2d_operations") == 4);
   CHECK(FakeScope::stats().captures == 0);
@@ -151,10 +140,7 @@ TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry count
   ScopedEnv capture("VYRE_CUDA_PIPELINE_CAPTURE", "1");
   const auto captured = fake().pipeline(compiled);
   Delta graphs(fake());
-  for (int k = 0; k < 6; ++k) {
-    const auto input = random_words(k % 2 == 0 ? 1000 : 2500, 10 + k, kWordBound);
-    CHECK(words(captured.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
-  }
+  for (int k = 0; k < 6; ++k) check_pipeline(captured, k % 2 == 0 ? 1000 : 2500, 10 + k);
   CHECK(graphs("graph_builds") == 2);  // one captured graph per input shape
   CHECK(graphs("graph_launches") == 6);
   CHECK(FakeScope::stats().captures == 2);
@@ -163,10 +149,7 @@ TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry count
   ScopedEnv direct("VYRE_CUDA_DISABLE_GRAPHS", "1");
   const auto direct_pipeline = fake().pipeline(compiled);
   Delta none(fake());
-  for (int k = 0; k < 3; ++k) {
-    const auto input = random_words(2000, 20 + k, kWordBound);
-    CHECK(words(direct_pipeline.dispatch(std::vector<vyre::host::Bytes>{bytes(input)}).at(0)) == affine_model(input, n));
-  }
+  for (int k = 0; k < 3; ++k) check_pipeline(direct_pipeline, 2000, 20 + k);
   CHECK(none("graph_builds") == 0);
   CHECK(none("graph_launches") == 0);
   CHECK(none("h2d_operations") == 3);
@@ -262,37 +245,7 @@ TEST_CASE("device limits fail before any device work and write no output") {
 
 TEST_CASE("resident round trip: zero at allocation, writes at offsets, merged range reads") {
   FakeScope scope(Kernel::None);
-  const ResidentBuffer buffer = fake().alloc(4096);
-  const ByteVector zeros = fake().download(buffer, 0, 4096);
-  CHECK(std::all_of(zeros.begin(), zeros.end(), [](std::byte b) { return b == std::byte{0}; }));
-  ByteVector model(4096, std::byte{0});
-  auto write = [&](std::uint64_t offset, ByteVector data) {
-    std::copy(data.begin(), data.end(), model.begin() + offset);
-    return data;
-  };
-  ByteVector first = write(100, random_elements(vyre::Type::U8, 37, 1));
-  fake().upload(buffer, 100, vyre::host::Bytes(first.data(), first.size()));
-  std::fill(first.begin(), first.end(), std::byte{0xEE});  // reused at once by the caller
-  const ByteVector a = write(0, random_elements(vyre::Type::U8, 64, 2));
-  const ByteVector b = write(120, random_elements(vyre::Type::U8, 10, 3));
-  const ByteVector c = write(4000, random_elements(vyre::Type::U8, 96, 4));
-  fake().upload(std::vector<vyre::host::ResidentWrite>{{buffer, 0, vyre::host::Bytes(a.data(), a.size())},
-                                                       {buffer, 120, vyre::host::Bytes(b.data(), b.size())},
-                                                       {buffer, 4000, vyre::host::Bytes(c.data(), c.size())}});
-  ByteVector r0(50), r1(50), r2(37), r3(10), empty;
-  Delta delta(fake());
-  fake().download(std::vector<vyre::host::ResidentRead>{{buffer, 50, vyre::host::MutableBytes(r1.data(), r1.size())},
-                                                        {buffer, 0, vyre::host::MutableBytes(r0.data(), r0.size())},
-                                                        {buffer, 100, vyre::host::MutableBytes(r2.data(), r2.size())},
-                                                        {buffer, 4086, vyre::host::MutableBytes(r3.data(), r3.size())},
-                                                        {buffer, 2000, vyre::host::MutableBytes(empty.data(), 0)}});
-  CHECK(delta("d2h_operations") == 2);
-  CHECK(delta("d2h_bytes") == 147);
-  CHECK(std::equal(r0.begin(), r0.end(), model.begin()));
-  CHECK(std::equal(r1.begin(), r1.end(), model.begin() + 50));
-  CHECK(std::equal(r2.begin(), r2.end(), model.begin() + 100));
-  CHECK(std::equal(r3.begin(), r3.end(), model.begin() + 4086));
-  CHECK(fake().download(buffer, 0, 4096) == model);
+  check_resident_round_trip(fake());
 }
 
 TEST_CASE("resident dispatch: ordered after uploads, no readback, busy while in flight") {
@@ -300,8 +253,7 @@ TEST_CASE("resident dispatch: ordered after uploads, no readback, busy while in 
   const std::uint32_t n = 2048;
   const auto mix = fake().compile(mix_program(n));
   const auto x0 = random_words(n, 10, kWordBound), y0 = random_words(n, 11, kWordBound);
-  auto expected = x0;
-  for (std::uint32_t i = 0; i < n; ++i) expected[i] = x0[i] * 3 + y0[i];
+  const auto expected = mix_model(x0, y0);
   const ResidentBuffer x = fake().alloc(n * 4), y = fake().alloc(n * 4);
   fake().upload(x, 0, bytes(x0));
   fake().upload(y, 0, bytes(y0));
@@ -422,11 +374,8 @@ TEST_CASE("graph replay stays correct after a binding or count change, updating 
     fake().sequence(sequence);
     return out;
   };
-  auto model = [&](std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, std::uint32_t elements) {
-    for (int r = 0; r < 5; ++r) {
-      for (std::uint32_t i = 0; i < elements; ++i) x[i] = x[i] * 3 + y[i];
-    }
-    return x;
+  auto model = [](const std::vector<std::uint32_t>& x, const std::vector<std::uint32_t>& y, std::uint32_t elements) {
+    return mix_model(x, y, 5, elements);  // the sequence's 5 repeats
   };
   const auto ax = random_words(n, 40, kWordBound), ay = random_words(n, 41, kWordBound);
   const auto bx = random_words(n, 42, kWordBound), by = random_words(n, 43, kWordBound);
@@ -527,7 +476,7 @@ TEST_CASE("8 threads share one instance: host dispatch, resident work and sequen
       auto model = random_words(n, 1000 * t + iteration, kWordBound);
       fake().upload(x, 0, bytes(model));
       fake().dispatch_resident(mix, std::vector<Binding>{Binding::of(x), Binding::of(y)});
-      for (std::uint32_t i = 0; i < n; ++i) model[i] = model[i] * 3 + shared_y[i];
+      model = mix_model(std::move(model), shared_y);
       if (iteration % 3 == 0) {
         std::vector<std::uint32_t> out(n);
         vyre::host::Sequence sequence;
@@ -535,16 +484,14 @@ TEST_CASE("8 threads share one instance: host dispatch, resident work and sequen
         sequence.repeat_count = 2;
         sequence.reads = {{x, 0, mutable_bytes(out)}};
         fake().sequence(sequence);
-        for (int r = 0; r < 2; ++r) {
-          for (std::uint32_t i = 0; i < n; ++i) model[i] = model[i] * 3 + shared_y[i];
-        }
+        model = mix_model(std::move(model), shared_y, 2);
         if (out != model) throw std::runtime_error("sequence result differs");
       }
       if (words(fake().download(x, 0, n * 4)) != model) throw std::runtime_error("resident result differs");
       const auto host = fake().dispatch(mix, std::vector<vyre::host::Bytes>{bytes(model), bytes(shared_y)});
-      auto expected = model;
-      for (std::uint32_t i = 0; i < n; ++i) expected[i] = expected[i] * 3 + shared_y[i];
-      if (words(host.at(0)) != expected) throw std::runtime_error("host dispatch result differs");
+      if (words(host.at(0)) != mix_model(model, shared_y)) {
+        throw std::runtime_error("host dispatch result differs");
+      }
     }
   });
   CHECK(failures.empty());
@@ -576,12 +523,5 @@ TEST_CASE("destroying an instance releases everything it owns on the device") {
     sequence.repeat_count = 3;
     backend.sequence(sequence);
   }
-  const fake_cuda_stats after = FakeScope::stats();
-  CHECK(after.live_device_allocations == before.live_device_allocations);
-  CHECK(after.live_host_allocations == before.live_host_allocations);
-  CHECK(after.live_streams == before.live_streams);
-  CHECK(after.live_events == before.live_events);
-  CHECK(after.live_modules == before.live_modules);
-  CHECK(after.live_graphs == before.live_graphs);
-  CHECK(after.live_execs == before.live_execs);
+  CHECK(live_difference(before, FakeScope::stats()) == "");  // the text names what leaked
 }

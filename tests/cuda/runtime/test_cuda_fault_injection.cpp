@@ -5,11 +5,8 @@
 // the fake's live-object counters as the leak check and its misuse counters watching every row.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "fake_driver/fake_cuda.h"
 #include "fake_kernels.hpp"
@@ -20,18 +17,7 @@ namespace {
 
 using namespace vyre::cudatest;  // test file: helpers of this suite
 
-const bool kFakeDriver = [] {
-  setenv("VYRE_CUDA_DRIVER_LIBRARY", FAKE_CUDA_LIBRARY, 1);
-  unsetenv("VYRE_CUDA_FAIL");
-  unsetenv("VYRE_CUDA_FORCE_SPLIT_GRID_SYNC");
-  unsetenv("VYRE_CUDA_DISABLE_GRAPHS");
-  unsetenv("VYRE_CUDA_DEVICE_ORDINAL");
-  unsetenv("CUDA_CACHE_PATH");
-  const std::string cache_home = std::string(VYRE_BINARY_DIR) + "/fake_cuda_fault_cache_home";
-  std::filesystem::remove_all(cache_home);
-  setenv("XDG_CACHE_HOME", cache_home.c_str(), 1);
-  return true;
-}();
+const bool kFakeDriver = use_fake_driver("fake_cuda_fault_cache_home");
 
 vyre::host::Backend open_fault() { return open_plugin_file(fault_plugin_path()); }
 
@@ -39,22 +25,6 @@ vyre::host::Backend open_fault() { return open_plugin_file(fault_plugin_path());
 const vyre::host::Backend& observer() {
   static const vyre::host::Backend backend = open_fault();
   return backend;
-}
-
-// The fake's live objects, as text ("" when they equal `baseline`'s).
-std::string live_difference(const fake_cuda_stats& baseline, const fake_cuda_stats& now) {
-  std::ostringstream text;
-  auto compare = [&](const char* what, std::uint64_t before, std::uint64_t after) {
-    if (before != after) text << what << " " << before << " -> " << after << "; ";
-  };
-  compare("device allocations", baseline.live_device_allocations, now.live_device_allocations);
-  compare("pinned allocations", baseline.live_host_allocations, now.live_host_allocations);
-  compare("streams", baseline.live_streams, now.live_streams);
-  compare("events", baseline.live_events, now.live_events);
-  compare("modules", baseline.live_modules, now.live_modules);
-  compare("graphs", baseline.live_graphs, now.live_graphs);
-  compare("executable graphs", baseline.live_execs, now.live_execs);
-  return text.str();
 }
 
 }  // namespace

@@ -20,10 +20,7 @@
 
 namespace {
 
-using namespace vyre::cudatest;  // test file: helpers of this suite
-using vyre::DispatchConfig;
-using vyre::Program;
-using vyre::host::ByteVector;
+using namespace vyre::cudatest;  // test file: helpers of this suite (and its names: gpu_support.hpp)
 
 const bool kGpu = require_gpu();
 

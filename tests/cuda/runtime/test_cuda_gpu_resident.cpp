@@ -16,56 +16,14 @@
 
 namespace {
 
-using namespace vyre::cudatest;  // test file: helpers of this suite
-using vyre::DispatchConfig;
-using vyre::Program;
-using vyre::host::Binding;
-using vyre::host::ByteVector;
-using vyre::host::ResidentBuffer;
+using namespace vyre::cudatest;  // test file: helpers of this suite (and its names: gpu_support.hpp)
 
 const bool kGpu = require_gpu();
 
 }  // namespace
 
 TEST_CASE("resident round trip: zero at allocation, writes at offsets, merged range reads") {
-  const auto& backend = cuda();
-  const ResidentBuffer buffer = backend.alloc(4096);
-  CHECK(buffer.byte_len() == 4096);
-  const ByteVector zeros = backend.download(buffer, 0, 4096);
-  CHECK(std::all_of(zeros.begin(), zeros.end(), [](std::byte b) { return b == std::byte{0}; }));
-
-  ByteVector model(4096, std::byte{0});
-  auto write = [&](std::uint64_t offset, ByteVector data) {
-    std::copy(data.begin(), data.end(), model.begin() + offset);
-    return data;
-  };
-  ByteVector first = write(100, random_elements(vyre::Type::U8, 37, 1));
-  backend.upload(buffer, 100, vyre::host::Bytes(first.data(), first.size()));
-  std::fill(first.begin(), first.end(), std::byte{0xEE});  // the caller may reuse its memory at once
-
-  const ByteVector a = write(0, random_elements(vyre::Type::U8, 64, 2));
-  const ByteVector b = write(120, random_elements(vyre::Type::U8, 10, 3));  // overlaps the first write
-  const ByteVector c = write(4000, random_elements(vyre::Type::U8, 96, 4));
-  std::vector<vyre::host::ResidentWrite> writes{{buffer, 0, vyre::host::Bytes(a.data(), a.size())},
-                                                {buffer, 120, vyre::host::Bytes(b.data(), b.size())},
-                                                {buffer, 4000, vyre::host::Bytes(c.data(), c.size())}};
-  backend.upload(writes);
-
-  ByteVector r0(50), r1(50), r2(37), r3(10), empty;
-  std::vector<vyre::host::ResidentRead> reads{{buffer, 50, vyre::host::MutableBytes(r1.data(), r1.size())},
-                                              {buffer, 0, vyre::host::MutableBytes(r0.data(), r0.size())},
-                                              {buffer, 100, vyre::host::MutableBytes(r2.data(), r2.size())},
-                                              {buffer, 4086, vyre::host::MutableBytes(r3.data(), r3.size())},
-                                              {buffer, 2000, vyre::host::MutableBytes(empty.data(), 0)}};
-  Delta delta(backend);
-  backend.download(reads);
-  CHECK(delta("d2h_operations") == 2);  // [0, 137) merged, [4086, 4096)
-  CHECK(delta("d2h_bytes") == 147);
-  CHECK(std::equal(r0.begin(), r0.end(), model.begin()));
-  CHECK(std::equal(r1.begin(), r1.end(), model.begin() + 50));
-  CHECK(std::equal(r2.begin(), r2.end(), model.begin() + 100));
-  CHECK(std::equal(r3.begin(), r3.end(), model.begin() + 4086));
-  CHECK(backend.download(buffer, 0, 4096) == model);
+  check_resident_round_trip(cuda());
 }
 
 TEST_CASE("resident dispatch uses buffers as bound, reads nothing back, and keeps them busy while in flight") {
@@ -185,11 +143,8 @@ TEST_CASE("graph replay stays correct after a binding or count change, updating 
     backend.sequence(sequence);
     return out;
   };
-  auto model = [&](std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, std::uint32_t elements) {
-    for (int r = 0; r < 5; ++r) {
-      for (std::uint32_t i = 0; i < elements; ++i) x[i] = x[i] * 3 + y[i];
-    }
-    return x;
+  auto model = [](const std::vector<std::uint32_t>& x, const std::vector<std::uint32_t>& y, std::uint32_t elements) {
+    return mix_model(x, y, 5, elements);  // the sequence's 5 repeats
   };
   const auto ax = random_words(n, 40), ay = random_words(n, 41), bx = random_words(n, 42), by = random_words(n, 43);
   const ResidentBuffer x1 = backend.alloc(n * 4), y1 = backend.alloc(n * 4);
@@ -288,7 +243,7 @@ TEST_CASE("8 threads share one backend: resident work, sequences and host dispat
       auto model = random_words(n, 1000 * t + iteration);
       backend.upload(x, 0, vyre::host::as_bytes(model));
       backend.dispatch_resident(mix, std::vector<Binding>{Binding::of(x), Binding::of(y)});
-      for (std::uint32_t i = 0; i < n; ++i) model[i] = model[i] * 3 + shared_y[i];
+      model = mix_model(std::move(model), shared_y);
       if (iteration % 3 == 0) {
         std::vector<std::uint32_t> out(n);
         vyre::host::Sequence sequence;
@@ -304,9 +259,9 @@ TEST_CASE("8 threads share one backend: resident work, sequences and host dispat
       }
       const auto host = backend.dispatch(mix, std::vector<vyre::host::Bytes>{vyre::host::as_bytes(model),
                                                                                vyre::host::as_bytes(shared_y)});
-      auto expected = model;
-      for (std::uint32_t i = 0; i < n; ++i) expected[i] = expected[i] * 3 + shared_y[i];
-      if (words(host.at(0)) != expected) throw std::runtime_error("host dispatch result differs");
+      if (words(host.at(0)) != mix_model(model, shared_y)) {
+        throw std::runtime_error("host dispatch result differs");
+      }
     }
   });
   CHECK(failures.empty());

@@ -103,9 +103,11 @@ std::vector<std::uint32_t> rotate_model(std::vector<std::uint32_t> x, int rounds
   return x;
 }
 
-std::vector<std::uint32_t> mix_model(std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, int rounds) {
+std::vector<std::uint32_t> mix_model(std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, int rounds,
+                                     std::size_t elements) {
+  const std::size_t n = std::min(elements, x.size());
   for (int r = 0; r < rounds; ++r) {
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = x[i] * 3 + y[i];
+    for (std::size_t i = 0; i < n; ++i) x[i] = x[i] * 3 + y[i];
   }
   return x;
 }

@@ -2,6 +2,7 @@
 // expected results always come from reference_cpu, never from these comments.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -38,7 +39,10 @@ Program xor_program(std::uint32_t n);
 // reference backend (the fake driver's kernels compute the same: fake_kernels.hpp).
 std::vector<std::uint32_t> affine_model(const std::vector<std::uint32_t>& a, std::uint32_t n);
 std::vector<std::uint32_t> rotate_model(std::vector<std::uint32_t> x, int rounds);
-std::vector<std::uint32_t> mix_model(std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, int rounds = 1);
+// mix_model: `rounds` dispatches of the first `elements` elements (a count below the buffers'
+// leaves the rest of x as it is).
+std::vector<std::uint32_t> mix_model(std::vector<std::uint32_t> x, const std::vector<std::uint32_t>& y, int rounds = 1,
+                                     std::size_t elements = SIZE_MAX);
 std::vector<std::uint32_t> xor_model(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b);
 
 }  // namespace vyre::cudatest

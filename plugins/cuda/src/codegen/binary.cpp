@@ -19,6 +19,17 @@ Value emit_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) 
        "validate the program before lowering it");
 }
 
+std::string_view comparison_condition(BinOp op) {
+  switch (op) {
+    case BinOp::Eq: return "eq";
+    case BinOp::Ne: return "ne";
+    case BinOp::Lt: return "lt";
+    case BinOp::Le: return "le";
+    case BinOp::Gt: return "gt";
+    default: return "ge";
+  }
+}
+
 Value emit_bool_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {
   Value v = f.value(Type::Bool);
   switch (op) {

@@ -3,6 +3,8 @@
 // its value; the operator families are lowered in one file each.
 #pragma once
 
+#include <string_view>
+
 #include "codegen/function_emitter.hpp"
 #include "vyre/ir.hpp"
 
@@ -18,6 +20,9 @@ Value emit_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
 Value emit_int_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
 Value emit_float_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
 Value emit_bool_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
+// The setp condition of a comparison (Eq, Ne, Lt, Le, Gt, Ge): "eq", "ne", "lt", "le", "gt", "ge".
+// The float comparisons use "neu" for Ne instead (float_binary.cpp).
+std::string_view comparison_condition(BinOp op);
 
 // Unary operators.
 Value emit_unary(FunctionEmitter& f, UnOp op, const Value& a);

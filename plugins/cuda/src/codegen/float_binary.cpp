@@ -38,15 +38,8 @@ Value min_max(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {
 }
 
 Value comparison(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {
-  std::string_view cmp;
-  switch (op) {
-    case BinOp::Eq: cmp = "eq"; break;
-    case BinOp::Ne: cmp = "neu"; break;  // unordered-or-not-equal: NaN != x is true
-    case BinOp::Lt: cmp = "lt"; break;
-    case BinOp::Le: cmp = "le"; break;
-    case BinOp::Gt: cmp = "gt"; break;
-    default: cmp = "ge"; break;
-  }
+  // Ne is unordered-or-not-equal (NaN != x is true); the other conditions are ordered (false on NaN).
+  const std::string_view cmp = op == BinOp::Ne ? "neu" : comparison_condition(op);
   Value v = f.value(Type::Bool);
   f.ins("setp.{}.{} {}, {}, {};", cmp, float_type(a.type), v.reg, a.reg, b.reg);
   return v;

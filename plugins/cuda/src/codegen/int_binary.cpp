@@ -197,16 +197,7 @@ Value sat_mul(FunctionEmitter& f, const Value& a, const Value& b) {
 }
 
 Value comparison(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {
-  std::string_view cmp;
-  switch (op) {
-    case BinOp::Eq: cmp = "eq"; break;
-    case BinOp::Ne: cmp = "ne"; break;
-    case BinOp::Lt: cmp = "lt"; break;
-    case BinOp::Le: cmp = "le"; break;
-    case BinOp::Gt: cmp = "gt"; break;
-    default: cmp = "ge"; break;
-  }
-  return Value{compare(f, cmp, a.type, a.reg, b.reg), Type::Bool};
+  return Value{compare(f, comparison_condition(op), a.type, a.reg, b.reg), Type::Bool};
 }
 
 Value logical(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {

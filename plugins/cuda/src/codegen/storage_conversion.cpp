@@ -21,27 +21,28 @@ Value widen_bf16(FunctionEmitter& f, const std::string& raw) {
   return v;
 }
 
+// `narrowed` (a 16-bit register holding `value` narrowed), or `canonical_nan` where `value` is NaN.
+std::string with_canonical_nan(FunctionEmitter& f, const Value& value, const std::string& narrowed,
+                               const char* canonical_nan) {
+  std::string nan = f.reg(RegClass::Pred);
+  f.ins("testp.notanumber.f32 {}, {};", nan, value.reg);
+  std::string out = f.reg(RegClass::B16);
+  f.ins("selp.b16 {}, {}, {}, {};", out, canonical_nan, narrowed, nan);
+  return out;
+}
+
 // f32 -> f16, round to nearest even (overflow to inf, subnormals kept), NaN -> 0x7E00.
 std::string narrow_f16(FunctionEmitter& f, const Value& value) {
   std::string half = f.reg(RegClass::B16);
   f.ins("cvt.rn.f16.f32 {}, {};", half, value.reg);
-  std::string nan = f.reg(RegClass::Pred);
-  f.ins("testp.notanumber.f32 {}, {};", nan, value.reg);
-  std::string out = f.reg(RegClass::B16);
-  f.ins("selp.b16 {}, {}, {}, {};", out, kF16CanonicalNan, half, nan);
-  return out;
+  return with_canonical_nan(f, value, half, kF16CanonicalNan);
 }
 
-// f32 -> bf16 with cvt.rn.bf16.f32 (sm_80+), NaN -> 0x7FC0. The result is widened to 32 bits so
-// that both bf16 paths store from the same register class.
+// f32 -> bf16 with cvt.rn.bf16.f32 (sm_80+), NaN -> 0x7FC0.
 std::string narrow_bf16_cvt(FunctionEmitter& f, const Value& value) {
   std::string half = f.reg(RegClass::B16);
   f.ins("cvt.rn.bf16.f32 {}, {};", half, value.reg);
-  std::string nan = f.reg(RegClass::Pred);
-  f.ins("testp.notanumber.f32 {}, {};", nan, value.reg);
-  std::string out = f.reg(RegClass::B16);
-  f.ins("selp.b16 {}, {}, {}, {};", out, kBf16CanonicalNan, half, nan);
-  return out;
+  return with_canonical_nan(f, value, half, kBf16CanonicalNan);
 }
 
 // f32 -> bf16 in integer arithmetic (older targets): add 0x7FFF plus the lowest kept bit, keep the
@@ -59,11 +60,7 @@ std::string narrow_bf16_integer(FunctionEmitter& f, const Value& value) {
   f.ins("shr.u32 {}, {}, 16;", upper, rounded);
   std::string half = f.reg(RegClass::B16);
   f.ins("cvt.u16.u32 {}, {};", half, upper);
-  std::string nan = f.reg(RegClass::Pred);
-  f.ins("testp.notanumber.f32 {}, {};", nan, value.reg);
-  std::string out = f.reg(RegClass::B16);
-  f.ins("selp.b16 {}, {}, {}, {};", out, kBf16CanonicalNan, half, nan);
-  return out;
+  return with_canonical_nan(f, value, half, kBf16CanonicalNan);
 }
 
 }  // namespace

@@ -159,14 +159,40 @@ void DeviceWork::release_resources() {
   blocks_.clear();
 }
 
-std::uint64_t device_ns_between(Runtime& runtime, const EventRef& start, const EventRef& end, const char* what) {
+void DispatchTimer::record_start(Runtime& runtime, drv::CUstream stream) {
+  start_ = runtime.events().acquire(true);
+  end_ = runtime.events().acquire(true);
+  const Driver& driver = runtime.driver();
+  driver.check(driver.cuEventRecord(start_->get(), stream), "cuEventRecord(start)");
+}
+
+void DispatchTimer::record_end(Runtime& runtime, drv::CUstream stream) {
+  if (!end_) return;
+  const Driver& driver = runtime.driver();
+  driver.check(driver.cuEventRecord(end_->get(), stream), "cuEventRecord(end)");
+}
+
+void DispatchTimer::read_device_time(Runtime& runtime, const char* what) {
+  if (!start_ || !end_) return;
   float ms = 0.0f;
   const Driver& driver = runtime.driver();
-  driver.check(driver.cuEventElapsedTime(&ms, start->get(), end->get()),
+  driver.check(driver.cuEventElapsedTime(&ms, start_->get(), end_->get()),
                fmt::format("cuEventElapsedTime({})", what),
                "the dispatch finished but its device time is unknown; dispatch it again, untimed if "
                "this repeats");
-  return static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+  device_ns_ = static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+}
+
+kit::Timing DispatchTimer::timing(std::uint64_t wait_ns) const {
+  kit::Timing timing;
+  timing.wall_ns = elapsed_ns(started_);
+  timing.enqueue_ns = enqueue_ns_;
+  timing.wait_ns = wait_ns;
+  if (device_ns_) {
+    timing.device_ns = *device_ns_;
+    timing.has_device_ns = true;
+  }
+  return timing;
 }
 
 void DeviceWork::throw_if_failed() const {

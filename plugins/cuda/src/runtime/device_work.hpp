@@ -25,6 +25,8 @@
 
 namespace vyre::cuda {
 
+std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since);
+
 class DeviceWork {
  public:
   DeviceWork(std::shared_ptr<Runtime> runtime, const char* what);
@@ -82,9 +84,35 @@ class DeviceWork {
   std::uint64_t wait_ns_ = 0;
 };
 
-// The device time between two completed timing events. Throws vyre::Error naming
-// cuEventElapsedTime and `what` when the driver cannot say.
-std::uint64_t device_ns_between(Runtime& runtime, const EventRef& start, const EventRef& end, const char* what);
+// The timing of one dispatch (host or resident): the host clock from the call's start, and for a
+// timed dispatch two events bracketing its device work, read once the work completed. One place,
+// so that every dispatch reports wall, enqueue, wait and device time the same way.
+class DispatchTimer {
+ public:
+  void set_started(std::chrono::steady_clock::time_point started) { started_ = started; }
+  // Queuing is done: the enqueue time is the time since the start.
+  void mark_queued() { enqueue_ns_ = elapsed_ns(started_); }
+
+  // Timed dispatches only: take both events and record the first on `stream`, before the device
+  // work is queued there.
+  void record_start(Runtime& runtime, drv::CUstream stream);
+  // After the device work was queued on `stream`; nothing when record_start was not called.
+  void record_end(Runtime& runtime, drv::CUstream stream);
+  // Once the work completed: the device time between the events (nothing when untimed). Throws
+  // vyre::Error naming cuEventElapsedTime and `what` when the driver cannot say.
+  void read_device_time(Runtime& runtime, const char* what);
+
+  // After the work finished: wall time since the start, the enqueue time, `wait_ns`, and the
+  // device time when it was read.
+  kit::Timing timing(std::uint64_t wait_ns) const;
+
+ private:
+  std::chrono::steady_clock::time_point started_;
+  std::uint64_t enqueue_ns_ = 0;
+  EventRef start_;
+  EventRef end_;
+  std::optional<std::uint64_t> device_ns_;
+};
 
 // The kit's view of a DeviceWork.
 class CudaPending final : public kit::Pending {
@@ -96,7 +124,5 @@ class CudaPending final : public kit::Pending {
  private:
   std::unique_ptr<DeviceWork> work_;
 };
-
-std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point since);
 
 }  // namespace vyre::cuda

@@ -7,56 +7,10 @@
 #include <string_view>
 
 #include "runtime/driver_api.hpp"
+#include "runtime/driver_entry_points.hpp"
 #include "vyre/backend_abi.h"
 
 namespace vyre::cuda {
-
-// Every entry point resolved through cuGetProcAddress (name, signature in driver_api.hpp).
-#define VYRE_CUDA_DRIVER_ENTRY_POINTS(X)                                                      \
-  X(cuGetErrorName)                                                                           \
-  X(cuGetErrorString)                                                                         \
-  X(cuDeviceGetCount)                                                                         \
-  X(cuDeviceGet)                                                                              \
-  X(cuDeviceGetName)                                                                          \
-  X(cuDeviceGetAttribute)                                                                     \
-  X(cuDeviceTotalMem)                                                                         \
-  X(cuDevicePrimaryCtxRetain)                                                                 \
-  X(cuDevicePrimaryCtxRelease)                                                                \
-  X(cuCtxSetCurrent)                                                                          \
-  X(cuMemGetInfo)                                                                             \
-  X(cuModuleLoadDataEx)                                                                       \
-  X(cuModuleGetFunction)                                                                      \
-  X(cuModuleUnload)                                                                           \
-  X(cuFuncGetAttribute)                                                                       \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                              \
-  X(cuMemAlloc)                                                                               \
-  X(cuMemFree)                                                                                \
-  X(cuMemHostAlloc)                                                                           \
-  X(cuMemFreeHost)                                                                            \
-  X(cuMemcpyHtoDAsync)                                                                        \
-  X(cuMemcpyDtoHAsync)                                                                        \
-  X(cuMemsetD8Async)                                                                          \
-  X(cuStreamCreate)                                                                           \
-  X(cuStreamDestroy)                                                                          \
-  X(cuStreamSynchronize)                                                                      \
-  X(cuStreamWaitEvent)                                                                        \
-  X(cuEventCreate)                                                                            \
-  X(cuEventDestroy)                                                                           \
-  X(cuEventRecord)                                                                            \
-  X(cuEventQuery)                                                                             \
-  X(cuEventSynchronize)                                                                       \
-  X(cuEventElapsedTime)                                                                       \
-  X(cuLaunchKernel)                                                                           \
-  X(cuLaunchCooperativeKernel)                                                                \
-  X(cuStreamBeginCapture)                                                                     \
-  X(cuStreamEndCapture)                                                                       \
-  X(cuGraphCreate)                                                                            \
-  X(cuGraphAddKernelNode)                                                                     \
-  X(cuGraphInstantiateWithFlags)                                                              \
-  X(cuGraphLaunch)                                                                            \
-  X(cuGraphExecDestroy)                                                                       \
-  X(cuGraphDestroy)                                                                           \
-  X(cuGraphExecKernelNodeSetParams)
 
 // The environment variable naming the driver library to open instead of libcuda.so.1.
 inline constexpr const char* kDriverLibraryEnv = "VYRE_CUDA_DRIVER_LIBRARY";
@@ -83,6 +37,7 @@ class Driver {
   void check(drv::CUresult result, std::string_view call, std::string_view fix) const;
   void check(drv::CUresult result, std::string_view call) const;
 
+  // Every entry point of driver_entry_points.hpp.
 #define VYRE_CUDA_DECLARE_ENTRY(name) drv::PFN_##name name = nullptr;
   VYRE_CUDA_DRIVER_ENTRY_POINTS(VYRE_CUDA_DECLARE_ENTRY)
 #undef VYRE_CUDA_DECLARE_ENTRY

@@ -13,9 +13,7 @@ constexpr std::uint64_t kAlignment = 256;
 }  // namespace
 
 HostRun::HostRun(std::shared_ptr<Runtime> runtime, const kit::HostDispatch& dispatch)
-    : DeviceWork(std::move(runtime), "host dispatch"),
-      program_(dispatch.program),
-      started_(std::chrono::steady_clock::now()) {}
+    : DeviceWork(std::move(runtime), "host dispatch"), program_(dispatch.program) {}
 
 std::unique_ptr<HostRun> HostRun::start(std::shared_ptr<Runtime> runtime, const kit::HostDispatch& dispatch,
                                         bool timed) {
@@ -24,23 +22,18 @@ std::unique_ptr<HostRun> HostRun::start(std::shared_ptr<Runtime> runtime, const 
   const CudaProgram& program = cuda_program(*dispatch.program);
   const ExecPlan plan = plan_execution(*runtime, program, dispatch.geometry);  // every check
   std::unique_ptr<HostRun> run(new HostRun(std::move(runtime), dispatch));
-  run->started_ = started;
+  run->timer_.set_started(started);
   run->queue(dispatch, plan, timed);
-  run->enqueue_ns_ = elapsed_ns(started);
+  run->timer_.mark_queued();
   return run;
 }
 
 void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed) {
   Runtime& rt = runtime();
-  const Driver& driver = rt.driver();
   const HostLayout layout = host_layout(dispatch, plan);
 
   const drv::CUstream s = stream();
-  if (timed) {
-    timing_start_ = rt.events().acquire(true);
-    timing_end_ = rt.events().acquire(true);
-    driver.check(driver.cuEventRecord(timing_start_->get(), s), "cuEventRecord(start)");
-  }
+  if (timed) timer_.record_start(rt, s);
   const HostStaging staging = choose_host_staging(rt, plan, layout);
   std::vector<drv::CUdeviceptr> pointers;
   switch (staging) {
@@ -54,7 +47,7 @@ void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, boo
                     &rt.repeat_launches());
   pointers_ = std::move(pointers);
   read_back(dispatch, layout, staging);
-  if (timed) driver.check(driver.cuEventRecord(timing_end_->get(), s), "cuEventRecord(end)");
+  timer_.record_end(rt, s);
   Telemetry::add(rt.telemetry().dispatches);
   seal();
 }
@@ -154,7 +147,7 @@ void HostRun::read_back(const kit::HostDispatch& dispatch, const HostLayout& lay
 
 void HostRun::on_success() {
   // The device time first: a failure to read it fails the dispatch before any output is written.
-  if (timing_start_ && timing_end_) device_ns_ = device_ns_between(runtime(), timing_start_, timing_end_, what_);
+  timer_.read_device_time(runtime(), what_);
   for (const OutputCopy& output : outputs_) {
     if (output.dst.empty()) continue;
     std::memcpy(output.dst.data(), staging_.host() + output.staging_offset, output.dst.size());
@@ -163,16 +156,6 @@ void HostRun::on_success() {
   device_.release();
 }
 
-kit::Timing HostRun::timing() const {
-  kit::Timing timing;
-  timing.wall_ns = elapsed_ns(started_);
-  timing.enqueue_ns = enqueue_ns_;
-  timing.wait_ns = wait_ns();
-  if (device_ns_) {
-    timing.device_ns = *device_ns_;
-    timing.has_device_ns = true;
-  }
-  return timing;
-}
+kit::Timing HostRun::timing() const { return timer_.timing(wait_ns()); }
 
 }  // namespace vyre::cuda

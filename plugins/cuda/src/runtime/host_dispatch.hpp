@@ -49,11 +49,7 @@ class HostRun final : public DeviceWork {
   std::vector<std::uint64_t> staging_offsets_;    // copies staging: inputs, then output ranges
   Block staging_;
   Block device_;
-  EventRef timing_start_;
-  EventRef timing_end_;
-  std::optional<std::uint64_t> device_ns_;  // timed: read before the outputs are delivered
-  std::chrono::steady_clock::time_point started_;
-  std::uint64_t enqueue_ns_ = 0;
+  DispatchTimer timer_;  // timed: the device time is read before the outputs are delivered
 };
 
 }  // namespace vyre::cuda

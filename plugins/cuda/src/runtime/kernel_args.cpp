@@ -124,4 +124,19 @@ void KernelArgs::assign(std::span<const std::uint64_t> values) {
   }
 }
 
+drv::KernelNodeParams kernel_node_params(drv::CUfunction function, const std::array<std::uint32_t, 3>& grid,
+                                         const std::array<std::uint32_t, 3>& block, KernelArgs& args) {
+  drv::KernelNodeParams params;
+  params.func = function;
+  params.gridDimX = grid[0];
+  params.gridDimY = grid[1];
+  params.gridDimZ = grid[2];
+  params.blockDimX = block[0];
+  params.blockDimY = block[1];
+  params.blockDimZ = block[2];
+  params.sharedMemBytes = 0;
+  params.kernelParams = args.slots();
+  return params;
+}
+
 }  // namespace vyre::cuda

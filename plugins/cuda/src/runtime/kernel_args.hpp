@@ -56,4 +56,10 @@ class KernelArgs {
   std::vector<void*> heap_slots_;
 };
 
+// A kernel node of `function` on `grid` x `block` taking `args` (graph nodes: kernel_graph.hpp,
+// repeat_launch.hpp); no dynamic shared memory. `args` must outlive the call that adds or updates
+// the node (the driver copies the values then).
+drv::KernelNodeParams kernel_node_params(drv::CUfunction function, const std::array<std::uint32_t, 3>& grid,
+                                         const std::array<std::uint32_t, 3>& block, KernelArgs& args);
+
 }  // namespace vyre::cuda

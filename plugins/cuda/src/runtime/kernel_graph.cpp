@@ -9,17 +9,7 @@
 namespace vyre::cuda {
 
 drv::KernelNodeParams KernelGraph::params(GraphNodeSpec& node) {
-  drv::KernelNodeParams params;
-  params.func = node.function;
-  params.gridDimX = node.grid[0];
-  params.gridDimY = node.grid[1];
-  params.gridDimZ = node.grid[2];
-  params.blockDimX = node.block[0];
-  params.blockDimY = node.block[1];
-  params.blockDimZ = node.block[2];
-  params.sharedMemBytes = 0;
-  params.kernelParams = node.args.slots();
-  return params;
+  return kernel_node_params(node.function, node.grid, node.block, node.args);
 }
 
 KernelGraph::KernelGraph(const Context& context, Telemetry& telemetry, std::vector<GraphNodeSpec> nodes)

@@ -29,15 +29,7 @@ bool RepeatLaunches::same(const Entry& entry, const Dims& grid, const Dims& bloc
 void RepeatLaunches::build(Entry& entry, drv::CUfunction function, const KernelArgs& args) {
   const Driver& driver = context_.driver();
   KernelArgs copy = args;  // the driver copies the argument values when the node is added
-  drv::KernelNodeParams params;
-  params.func = function;
-  params.gridDimX = entry.grid[0];
-  params.gridDimY = entry.grid[1];
-  params.gridDimZ = entry.grid[2];
-  params.blockDimX = entry.block[0];
-  params.blockDimY = entry.block[1];
-  params.blockDimZ = entry.block[2];
-  params.kernelParams = copy.slots();
+  const drv::KernelNodeParams params = kernel_node_params(function, entry.grid, entry.block, copy);
   drv::CUgraphNode node = nullptr;
   const bool built = driver.cuGraphCreate(&entry.graph, 0) == drv::CUDA_SUCCESS &&
                      driver.cuGraphAddKernelNode(&node, entry.graph, nullptr, 0, &params) == drv::CUDA_SUCCESS &&

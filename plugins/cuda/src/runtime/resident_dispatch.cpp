@@ -91,16 +91,15 @@ std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime
   // one: then no cross-stream wait is needed (a chain of dispatches stays on one stream).
   StreamLease stream = runtime->streams().acquire(common_last_stream(*runtime, bound));
   std::unique_ptr<ResidentRun> run(new ResidentRun(std::move(runtime), dispatch, std::move(stream)));
-  run->started_ = started;
+  run->timer_.set_started(started);
   run->queue(dispatch, plan, timed, bound);
-  if (timed) run->enqueue_ns_ = elapsed_ns(started);
+  if (timed) run->timer_.mark_queued();
   return run;
 }
 
 void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed,
                         const std::vector<CudaResident*>& bound) {
   Runtime& rt = runtime();
-  const Driver& driver = rt.driver();
   const drv::CUstream s = stream();
   in_flight_.reserve(dispatch.bindings.size());
   for (const kit::Binding& binding : dispatch.bindings) in_flight_.add(binding.resident);
@@ -116,11 +115,7 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
   for (CudaResident* buffer : bound) {
     if (buffer != nullptr) order.use(*buffer);  // each distinct buffer once
   }
-  if (timed) {
-    timing_start_ = rt.events().acquire(true);
-    timing_end_ = rt.events().acquire(true);
-    driver.check(driver.cuEventRecord(timing_start_->get(), s), "cuEventRecord(start)");
-  }
+  if (timed) timer_.record_start(rt, s);
   std::vector<drv::CUdeviceptr> pointers;
   if (all_resident(dispatch)) {
     pointers = resident_pointers(dispatch.program->program(), bound);
@@ -131,28 +126,16 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
   // Repeated identical dispatches replay a one-node graph (repeat_launch.hpp).
   enqueue_execution(rt, plan, make_bindings(plan, std::move(pointers), dispatch.buffer_elements), s, barrier,
                     false, &rt.repeat_launches());
-  if (timed) driver.check(driver.cuEventRecord(timing_end_->get(), s), "cuEventRecord(end)");
+  timer_.record_end(rt, s);
   Telemetry::add(rt.telemetry().dispatches);
   seal();
   order.commit(fence_);
 }
 
-void ResidentRun::on_success() {
-  if (timing_start_ && timing_end_) device_ns_ = device_ns_between(runtime(), timing_start_, timing_end_, what_);
-}
+void ResidentRun::on_success() { timer_.read_device_time(runtime(), what_); }
 
 void ResidentRun::on_finish() { in_flight_.clear(); }
 
-kit::Timing ResidentRun::timing() const {
-  kit::Timing timing;
-  timing.wall_ns = elapsed_ns(started_);
-  timing.enqueue_ns = enqueue_ns_;
-  timing.wait_ns = wait_ns();
-  if (device_ns_) {
-    timing.device_ns = *device_ns_;
-    timing.has_device_ns = true;
-  }
-  return timing;
-}
+kit::Timing ResidentRun::timing() const { return timer_.timing(wait_ns()); }
 
 }  // namespace vyre::cuda

@@ -29,11 +29,7 @@ class ResidentRun final : public DeviceWork {
 
   std::shared_ptr<const kit::CompiledProgram> program_;
   InFlightGuard in_flight_;
-  EventRef timing_start_;
-  EventRef timing_end_;
-  std::optional<std::uint64_t> device_ns_;
-  std::chrono::steady_clock::time_point started_;
-  std::uint64_t enqueue_ns_ = 0;
+  DispatchTimer timer_;
 };
 
 // Pointers for a resident dispatch's bindings, staging host-bound bytes through `staging` and

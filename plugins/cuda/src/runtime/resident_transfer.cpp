@@ -17,6 +17,25 @@ struct BufferCopies {
   std::vector<std::uint64_t> staging_offsets;  // per merged copy
 };
 
+// Queue a transfer's copies on `stream`: queue_copies(order) queues them, calling order.use on
+// each buffer first so they run after its earlier operations; then `fence` (recorded with
+// `record_call` naming it in errors) becomes the last operation of every buffer used. A failure
+// drains the stream before it propagates: the staging must outlive what was queued.
+template <class QueueCopies>
+void queue_fenced(Runtime& runtime, drv::CUstream stream, const EventRef& fence, const char* record_call,
+                  QueueCopies&& queue_copies) {
+  try {
+    ResidentOrder order(runtime, stream);
+    queue_copies(order);
+    const Driver& driver = runtime.driver();
+    driver.check(driver.cuEventRecord(fence->get(), stream), record_call);
+    order.commit(fence);
+  } catch (...) {
+    runtime.drain(stream);
+    throw;
+  }
+}
+
 }  // namespace
 
 void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> writes) {
@@ -38,8 +57,7 @@ void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> write
   const Driver& driver = runtime.driver();
   Telemetry& telemetry = runtime.telemetry();
   EventRef fence = runtime.events().acquire();
-  try {
-    ResidentOrder order(runtime, stream.get());
+  queue_fenced(runtime, stream.get(), fence, "cuEventRecord(resident upload)", [&](ResidentOrder& order) {
     for (std::size_t i = 0; i < writes.size(); ++i) {
       const kit::ResidentWrite& write = writes[i];
       if (write.data.empty()) continue;
@@ -50,12 +68,7 @@ void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> write
       Telemetry::add(telemetry.h2d_operations);
       Telemetry::add(telemetry.h2d_bytes, write.data.size());
     }
-    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord(resident upload)");
-    order.commit(fence);
-  } catch (...) {
-    runtime.drain(stream.get());  // staging must outlive what was queued
-    throw;
-  }
+  });
   std::vector<Block> keep;
   keep.push_back(std::move(staging));
   runtime.deferred().park(std::move(fence), std::move(keep));
@@ -89,8 +102,7 @@ void download_resident(Runtime& runtime, std::span<const kit::ResidentRead> read
   const Driver& driver = runtime.driver();
   Telemetry& telemetry = runtime.telemetry();
   EventRef fence = runtime.events().acquire();
-  try {
-    ResidentOrder order(runtime, stream.get());
+  queue_fenced(runtime, stream.get(), fence, "cuEventRecord(resident download)", [&](ResidentOrder& order) {
     for (const BufferCopies& group : groups) {
       if (group.plan.copies.empty()) continue;
       order.use(*group.buffer);
@@ -103,12 +115,7 @@ void download_resident(Runtime& runtime, std::span<const kit::ResidentRead> read
         Telemetry::add(telemetry.d2h_bytes, copy.length);
       }
     }
-    driver.check(driver.cuEventRecord(fence->get(), stream.get()), "cuEventRecord(resident download)");
-    order.commit(fence);
-  } catch (...) {
-    runtime.drain(stream.get());
-    throw;
-  }
+  });
   const drv::CUresult done = driver.cuEventSynchronize(fence->get());
   Telemetry::add(telemetry.sync_points);
   if (done != drv::CUDA_SUCCESS) {

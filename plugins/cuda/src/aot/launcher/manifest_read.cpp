@@ -1,5 +1,6 @@
 // Reading the manifest's JSON into the model: required fields, their types and ranges. The
 // semantic checks live in manifest_check.cpp.
+#include <cstddef>
 #include <limits>
 
 #include "errors.hpp"
@@ -98,19 +99,27 @@ class Reader {
   const std::string& what_;
 };
 
+// The one of `values` whose name (as manifest.cpp spells it) is `text`; anything else fails,
+// listing every name, so the message can never disagree with what is accepted.
+template <class Enum, std::size_t N>
+Enum parse_named(const Reader& r, const std::string& text, const std::string& path, const Enum (&values)[N],
+                 const char* (*name_of)(Enum)) {
+  for (Enum value : values)
+    if (text == name_of(value)) return value;
+  std::string expected;
+  for (std::size_t i = 0; i < N; ++i) expected += cat(i == 0 ? "" : i + 1 < N ? ", " : " or ", name_of(values[i]));
+  r.bad(path, cat("is \"", text, "\"; expected ", expected));
+}
+
 Role parse_role(const Reader& r, const std::string& text, const std::string& path) {
   static const Role roles[] = {Role::Read, Role::Uniform, Role::ReadWrite, Role::Output, Role::Workgroup};
-  for (Role role : roles)
-    if (text == role_name(role)) return role;
-  r.bad(path, cat("is \"", text, "\"; expected read, uniform, read_write, output or workgroup"));
+  return parse_named(r, text, path, roles, role_name);
 }
 
 ParamKind parse_param_kind(const Reader& r, const std::string& text, const std::string& path) {
   static const ParamKind kinds[] = {ParamKind::BufferPointer, ParamKind::ElementCount, ParamKind::DispatchN,
                                     ParamKind::TailGuard, ParamKind::GridBarrier};
-  for (ParamKind kind : kinds)
-    if (text == param_kind_name(kind)) return kind;
-  r.bad(path, cat("is \"", text, "\"; expected buffer_pointer, element_count, dispatch_n, tail_guard or grid_barrier"));
+  return parse_named(r, text, path, kinds, param_kind_name);
 }
 
 std::vector<Param> read_params(const Reader& r, const json::Value& list, const std::string& path) {
