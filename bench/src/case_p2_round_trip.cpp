@@ -1,6 +1,6 @@
 // P2: a host dispatch round trip (upload two 1024-u32 inputs, xor, download), host wall clock per
-// call. The headline is Backend::dispatch; the compiled pipeline (one captured graph per shape) is
-// reported beside it as `pipeline_round_trip`.
+// call. The headline is Backend::dispatch; the compiled pipeline of the same program (a kernel
+// graph replayed per call on mapped staging) is reported beside it as `pipeline_round_trip`.
 #include <fmt/core.h>
 
 #include "case_support.hpp"

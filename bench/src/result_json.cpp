@@ -9,35 +9,10 @@
 
 #include "case_support.hpp"
 #include "parallel.hpp"
+#include "vyre/json_text.hpp"
 
 namespace vyre::bench {
 namespace {
-
-void pretty(std::ostream& out, const boost::json::value& v, int indent) {
-  const std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
-  const std::string inner(static_cast<std::size_t>(indent + 1) * 2, ' ');
-  if (v.is_object() && !v.as_object().empty()) {
-    out << "{\n";
-    bool first = true;
-    for (const auto& [key, value] : v.as_object()) {
-      out << (first ? "" : ",\n") << inner << boost::json::serialize(boost::json::string(key)) << ": ";
-      pretty(out, value, indent + 1);
-      first = false;
-    }
-    out << "\n" << pad << "}";
-  } else if (v.is_array() && !v.as_array().empty()) {
-    out << "[\n";
-    bool first = true;
-    for (const auto& value : v.as_array()) {
-      out << (first ? "" : ",\n") << inner;
-      pretty(out, value, indent + 1);
-      first = false;
-    }
-    out << "\n" << pad << "]";
-  } else {
-    out << boost::json::serialize(v);
-  }
-}
 
 std::string utc_now() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -108,7 +83,7 @@ void write_json_file(const std::filesystem::path& path, const boost::json::value
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
-  pretty(out, value, 0);
+  write_indented_json(out, value);
   out << "\n";
 }
 

@@ -12,6 +12,7 @@
 
 #include "vyre/error.hpp"
 #include "vyre/fingerprint.hpp"
+#include "vyre/json_text.hpp"
 #include "vyre/ops.hpp"
 
 namespace vyre {
@@ -123,43 +124,6 @@ json::object body_json(const Certificate& c) {
 }
 
 std::string digest_of(const json::object& body) { return sha256_hex(sha256(json::serialize(body))); }
-
-void pretty(std::ostream& out, const json::value& v, int indent);
-
-void pretty_object(std::ostream& out, const json::object& o, int indent) {
-  if (o.empty()) {
-    out << "{}";
-    return;
-  }
-  out << "{\n";
-  std::size_t i = 0;
-  for (const auto& kv : o) {
-    out << std::string(indent + 2, ' ') << json::serialize(json::string(kv.key())) << ": ";
-    pretty(out, kv.value(), indent + 2);
-    out << (++i < o.size() ? ",\n" : "\n");
-  }
-  out << std::string(indent, ' ') << '}';
-}
-
-void pretty_array(std::ostream& out, const json::array& a, int indent) {
-  if (a.empty()) {
-    out << "[]";
-    return;
-  }
-  out << "[\n";
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    out << std::string(indent + 2, ' ');
-    pretty(out, a[i], indent + 2);
-    out << (i + 1 < a.size() ? ",\n" : "\n");
-  }
-  out << std::string(indent, ' ') << ']';
-}
-
-void pretty(std::ostream& out, const json::value& v, int indent) {
-  if (v.is_object()) return pretty_object(out, v.get_object(), indent);
-  if (v.is_array()) return pretty_array(out, v.get_array(), indent);
-  out << json::serialize(v);
-}
 
 // ---- reading -----------------------------------------------------------------------------------
 
@@ -392,7 +356,7 @@ std::string certificate_to_json(const Certificate& certificate) {
   json::object o = body_json(certificate);
   o["digest"] = digest_of(o);
   std::ostringstream out;
-  pretty(out, o, 0);
+  write_indented_json(out, o);
   out << '\n';
   return out.str();
 }
