@@ -211,11 +211,13 @@ void reap(pid_t pid, ChildOutcome& outcome) {
 void watch(Watch& w, ChildOutcome& outcome, std::chrono::milliseconds timeout) {
   const Clock::time_point deadline = Clock::now() + timeout;
   while (!has_exited(w.pid)) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) {
       outcome.timed_out = true;
       break;
     }
+    // Rounded up: a truncated wait would give up to a millisecond before the deadline.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
     read_pipes(w, outcome, static_cast<int>(std::min(left, std::chrono::milliseconds(kPollSlice)).count()));
   }
   ::kill(-w.pid, SIGKILL);  // the child on timeout, and anything it left running in its group
