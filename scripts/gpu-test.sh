@@ -10,7 +10,7 @@
 # the real driver, the differential of every op against reference_cpu); optionally vyre-bench
 # cases (VYRE_GPU_TEST_BENCH="P2 P3": the release plugin, not the fault plugin); then build
 # everything else (VYRE_GPU_TEST_BUILD_ALL=0 skips it), optionally run vyre-conform
-# (VYRE_GPU_TEST_CONFORM=1), the load test on cuda, optionally compute-sanitizer's memcheck,
+# (VYRE_GPU_TEST_CONFORM=1), the AOT bundle test on the GPU, the load test on cuda, optionally compute-sanitizer's memcheck,
 # racecheck and synccheck over vyre-conform (VYRE_GPU_TEST_SANITIZE=1), and the rest of the ctest suite (VYRE_GPU_TEST_CPU_SUITE=0 skips it).
 #
 # Full logs go to $OUT when it is set (else <build>/gpu-test-logs); the last thing printed is a
@@ -185,6 +185,8 @@ run_rest() {
     run_step vyre-conform 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend cuda \
       --out "$logs/certificates" --no-progress
   fi
+  # AOT bundles of every example run by vyre-launch and by the built launcher (built by build-all).
+  [ -x "$build/bin/test_aot_gpu" ] && run_binary test_aot_gpu 300
   # The 8-thread load test (tests/reliability/test_load.cpp) on one cuda instance.
   [ -x "$build/bin/reliability_load" ] && run_binary reliability_load 300 VYRE_LOAD_BACKEND=cuda
   run_sanitizers
