@@ -58,7 +58,18 @@ void Registry::log(int level, std::string_view message) const {
 }
 
 void Registry::load_all() {
-  std::set<fs::path> seen;  // canonical paths already tried
+  const std::vector<fs::path> files = plugin_files_in_order();
+  const std::vector<std::optional<std::string>> failures = verification_failures(files);
+  for (std::size_t i = 0; i < files.size(); ++i) load_file(files[i], failures[i]);
+  std::stable_sort(plugins_.begin(), plugins_.end(), [](const PluginInfo& a, const PluginInfo& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.id < b.id;
+  });
+}
+
+// Every plugin file of the search directories, in search order, each canonical path once.
+std::vector<fs::path> Registry::plugin_files_in_order() {
+  std::vector<fs::path> files;
+  std::set<fs::path> seen;
   for (const registry_detail::SearchDir& dir : registry_detail::search_dirs(options_)) {
     std::error_code ec;
     if (!fs::is_directory(dir.path, ec)) {
@@ -69,29 +80,35 @@ void Registry::load_all() {
     search_dirs_.push_back(dir.path);
     for (const fs::path& file : registry_detail::plugin_files(dir.path)) {
       const fs::path canonical = fs::weakly_canonical(file, ec);
-      if (!seen.insert(ec ? file : canonical).second) continue;
-      load_file(ec ? file : canonical);
+      const fs::path& chosen = ec ? file : canonical;
+      if (seen.insert(chosen).second) files.push_back(chosen);
     }
   }
-  std::stable_sort(plugins_.begin(), plugins_.end(), [](const PluginInfo& a, const PluginInfo& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.id < b.id;
-  });
+  return files;
 }
 
-// With verify_in_child: the reason `path` failed its child-process verification, if it did.
-std::optional<std::string> Registry::verification_failure(const fs::path& path) const {
-  if (!options_.verify_in_child) return std::nullopt;
-  const PluginVerification v = verify_plugin(path, options_.verify);
-  if (v.ok()) return std::nullopt;
-  if (v.verdict == PluginVerdict::Rejected) return v.reason;
-  return "failed verification in a child process (" + std::string(plugin_verdict_name(v.verdict)) +
-         "): " + v.reason;
+// With verify_in_child: for each file, the reason it failed its child-process verification, if it
+// did. The children run in parallel, so hanging plugins cost one timeout together, not one each.
+std::vector<std::optional<std::string>> Registry::verification_failures(const std::vector<fs::path>& files) const {
+  std::vector<std::optional<std::string>> failures(files.size());
+  if (!options_.verify_in_child) return failures;
+  const std::vector<PluginVerification> verdicts = verify_plugins(files, options_.verify);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const PluginVerification& v = verdicts[i];
+    if (v.ok()) continue;
+    if (v.verdict == PluginVerdict::Rejected) {
+      failures[i] = v.reason;
+    } else {
+      failures[i] = "failed verification in a child process (" + std::string(plugin_verdict_name(v.verdict)) +
+                    "): " + v.reason;
+    }
+  }
+  return failures;
 }
 
-void Registry::load_file(const fs::path& path) {
+void Registry::load_file(const fs::path& path, const std::optional<std::string>& verification_failure) {
   try {
-    if (std::optional<std::string> failure = verification_failure(path))
-      throw registry_detail::Rejection{*failure};
+    if (verification_failure) throw registry_detail::Rejection{*verification_failure};
     registry_detail::LoadedPlugin plugin = registry_detail::load_plugin(path, sink_);
     if (const PluginInfo* existing = find(plugin.info.id))
       throw registry_detail::Rejection{"duplicate id '" + plugin.info.id + "' (already loaded from " +

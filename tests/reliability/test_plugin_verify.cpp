@@ -293,6 +293,22 @@ TEST_CASE("a registry with verify_in_child rejects hostile plugins and loads the
   CHECK(std::string(good.device_profile().name) == "hostile test device");
 }
 
+TEST_CASE("the registry verifies plugin files in parallel: two hanging plugins cost one timeout") {
+  vyre::RegistryOptions options;
+  options.plugin_dirs = {kHostileDir, kSafeDir};  // hang_register and hang_create both hang
+  options.use_environment = false;
+  options.use_default_dirs = false;
+  options.verify_in_child = true;
+  constexpr auto kTimeout = 4s;
+  options.verify = ::options(true, kTimeout);
+  const auto start = std::chrono::steady_clock::now();
+  vyre::Registry registry(options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  CHECK(registry.ids() == std::vector<std::string>{"h_good", "h_nodevice"});
+  CHECK(took >= kTimeout);
+  CHECK(took < 2 * kTimeout);  // one after the other they would take at least two timeouts
+}
+
 TEST_CASE("VYRE_VERIFY_PLUGINS=1 turns verification on for every registry that reads the environment") {
   ScopedEnv verify("VYRE_VERIFY_PLUGINS", "1");
   ScopedEnv path("VYRE_PLUGIN_PATH", nullptr);

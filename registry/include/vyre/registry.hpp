@@ -144,8 +144,11 @@ class Registry {
 
   const Loaded& loaded(std::string_view id) const;
   void load_all();
-  void load_file(const std::filesystem::path& path);
-  std::optional<std::string> verification_failure(const std::filesystem::path& path) const;
+  std::vector<std::filesystem::path> plugin_files_in_order();
+  std::vector<std::optional<std::string>> verification_failures(
+      const std::vector<std::filesystem::path>& files) const;
+  // Load one file, or reject it with `verification_failure` when it failed verification.
+  void load_file(const std::filesystem::path& path, const std::optional<std::string>& verification_failure);
   std::optional<std::string> forced_backend() const;
   std::vector<const PluginInfo*> candidates_in_order() const;
   // The cached instance, or the reason it cannot be created.
