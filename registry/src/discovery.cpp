@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 
@@ -72,6 +73,25 @@ std::vector<fs::path> plugin_files(const fs::path& dir) {
   std::sort(files.begin(), files.end(),
             [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
   return files;
+}
+
+Discovery discover(const RegistryOptions& options) {
+  Discovery found;
+  std::set<fs::path> seen;
+  for (const SearchDir& dir : search_dirs(options)) {
+    std::error_code ec;
+    if (!fs::is_directory(dir.path, ec)) {
+      found.missing.push_back(dir);
+      continue;
+    }
+    found.dirs.push_back(dir.path);
+    for (const fs::path& file : plugin_files(dir.path)) {
+      const fs::path canonical = fs::weakly_canonical(file, ec);
+      const fs::path& chosen = ec ? file : canonical;
+      if (seen.insert(chosen).second) found.files.push_back(chosen);
+    }
+  }
+  return found;
 }
 
 }  // namespace vyre::registry_detail

@@ -18,4 +18,12 @@ std::vector<SearchDir> search_dirs(const RegistryOptions& options);
 // Files named libvyre_*.so directly in `dir`, sorted by name.
 std::vector<std::filesystem::path> plugin_files(const std::filesystem::path& dir);
 
+// What a registry with `options` would load, without loading anything.
+struct Discovery {
+  std::vector<std::filesystem::path> files;  // every plugin file, in search order, each canonical path once
+  std::vector<std::filesystem::path> dirs;   // the search directories that exist
+  std::vector<SearchDir> missing;            // those that do not
+};
+Discovery discover(const RegistryOptions& options);
+
 }  // namespace vyre::registry_detail

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <set>
 #include <system_error>
 
 #include "discovery.hpp"
@@ -66,25 +65,15 @@ void Registry::load_all() {
   });
 }
 
-// Every plugin file of the search directories, in search order, each canonical path once.
+// Every plugin file of the search directories (registry_detail::discover), noting where it looked.
 std::vector<fs::path> Registry::plugin_files_in_order() {
-  std::vector<fs::path> files;
-  std::set<fs::path> seen;
-  for (const registry_detail::SearchDir& dir : registry_detail::search_dirs(options_)) {
-    std::error_code ec;
-    if (!fs::is_directory(dir.path, ec)) {
-      log(dir.explicit_dir ? VYRE_LOG_WARN : VYRE_LOG_DEBUG,
-          "plugin directory " + dir.path.string() + " does not exist; skipped");
-      continue;
-    }
-    search_dirs_.push_back(dir.path);
-    for (const fs::path& file : registry_detail::plugin_files(dir.path)) {
-      const fs::path canonical = fs::weakly_canonical(file, ec);
-      const fs::path& chosen = ec ? file : canonical;
-      if (seen.insert(chosen).second) files.push_back(chosen);
-    }
+  registry_detail::Discovery found = registry_detail::discover(options_);
+  for (const registry_detail::SearchDir& dir : found.missing) {
+    log(dir.explicit_dir ? VYRE_LOG_WARN : VYRE_LOG_DEBUG,
+        "plugin directory " + dir.path.string() + " does not exist; skipped");
   }
-  return files;
+  search_dirs_ = std::move(found.dirs);
+  return std::move(found.files);
 }
 
 // With verify_in_child: for each file, the reason it failed its child-process verification, if it

@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -226,18 +225,7 @@ std::vector<PluginVerification> verify_plugins(const std::vector<fs::path>& plug
 }
 
 std::vector<fs::path> discover_plugin_files(const RegistryOptions& options) {
-  std::vector<fs::path> files;
-  std::set<fs::path> seen;
-  for (const registry_detail::SearchDir& dir : registry_detail::search_dirs(options)) {
-    std::error_code ec;
-    if (!fs::is_directory(dir.path, ec)) continue;
-    for (const fs::path& file : registry_detail::plugin_files(dir.path)) {
-      const fs::path canonical = fs::weakly_canonical(file, ec);
-      const fs::path& chosen = ec ? file : canonical;
-      if (seen.insert(chosen).second) files.push_back(chosen);
-    }
-  }
-  return files;
+  return registry_detail::discover(options).files;
 }
 
 }  // namespace vyre
