@@ -367,7 +367,7 @@ TEST_CASE("vyre plugins verify reports every hostile plugin by name and survives
   CHECK(contains(r.out, "timeout  " + plugin("hang_create").string()));
   CHECK(contains(r.out, "rejected " + plugin("throw_register").string()));
   CHECK(contains(r.out, "ok       " + plugin("good").string()));
-  CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.0, 1 ops"));
+  CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.1, 1 ops"));
   CHECK(contains(r.out, "reason: crashed with SIGSEGV"));
   CHECK(contains(r.out, "create: failed: "));
   CHECK(contains(r.out, "2 passed, 9 failed"));
