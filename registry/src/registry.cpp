@@ -38,10 +38,7 @@ Registry::Registry(RegistryOptions options)
     const char* dir = std::getenv("VYRE_CERT_DIR");
     if (dir != nullptr && *dir != '\0') options_.certificate_dir = fs::path(dir);
   }
-  if (options_.use_environment) {
-    const char* verify = std::getenv("VYRE_VERIFY_PLUGINS");
-    if (verify != nullptr && std::string_view(verify) == "1") options_.verify_in_child = true;
-  }
+  if (options_.use_environment) apply_verify_environment();
   load_all();
 }
 
@@ -56,9 +53,23 @@ void Registry::log(int level, std::string_view message) const {
   }
 }
 
+// VYRE_VERIFY_PLUGINS: unset, empty or 0: as the options say; 1: verify every plugin file in a
+// child process; create: also create an instance there. Anything else verifies, with a warning.
+void Registry::apply_verify_environment() {
+  const char* value = std::getenv("VYRE_VERIFY_PLUGINS");
+  if (value == nullptr) return;
+  const std::string_view mode(value);
+  if (mode.empty() || mode == "0") return;
+  options_.verify_in_child = true;
+  if (mode == "create") options_.verify.check_create = true;
+  else if (mode != "1")
+    log(VYRE_LOG_WARN, "VYRE_VERIFY_PLUGINS='" + std::string(mode).substr(0, 32) +
+                           "' is not 0, 1 or create; verifying plugin registration (as with 1)");
+}
+
 void Registry::load_all() {
   const std::vector<fs::path> files = plugin_files_in_order();
-  const std::vector<std::optional<std::string>> failures = verification_failures(files);
+  const std::vector<std::optional<registry_detail::Rejection>> failures = verification_failures(files);
   for (std::size_t i = 0; i < files.size(); ++i) load_file(files[i], failures[i]);
   std::stable_sort(plugins_.begin(), plugins_.end(), [](const PluginInfo& a, const PluginInfo& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.id < b.id;
@@ -76,40 +87,41 @@ std::vector<fs::path> Registry::plugin_files_in_order() {
   return std::move(found.files);
 }
 
-// With verify_in_child: for each file, the reason it failed its child-process verification, if it
-// did. The children run in parallel, so hanging plugins cost one timeout together, not one each.
-std::vector<std::optional<std::string>> Registry::verification_failures(const std::vector<fs::path>& files) const {
-  std::vector<std::optional<std::string>> failures(files.size());
+// With verify_in_child: for each file, why it failed its child-process verification, if it did.
+// The children run in parallel, so hanging plugins cost one timeout together, not one each.
+std::vector<std::optional<registry_detail::Rejection>> Registry::verification_failures(
+    const std::vector<fs::path>& files) const {
+  std::vector<std::optional<registry_detail::Rejection>> failures(files.size());
   if (!options_.verify_in_child) return failures;
   const std::vector<PluginVerification> verdicts = verify_plugins(files, options_.verify);
   for (std::size_t i = 0; i < files.size(); ++i) {
     const PluginVerification& v = verdicts[i];
     if (v.ok()) continue;
-    if (v.verdict == PluginVerdict::Rejected) {
-      failures[i] = v.reason;
-    } else {
-      failures[i] = "failed verification in a child process (" + std::string(plugin_verdict_name(v.verdict)) +
-                    "): " + v.reason;
-    }
+    std::string reason = v.reason;
+    if (v.verdict != PluginVerdict::Rejected)
+      reason = "failed verification in a child process (" + std::string(plugin_verdict_name(v.verdict)) + "): " + reason;
+    failures[i] = registry_detail::Rejection{std::move(reason), v.code};
   }
   return failures;
 }
 
-void Registry::load_file(const fs::path& path, const std::optional<std::string>& verification_failure) {
+void Registry::load_file(const fs::path& path, const std::optional<registry_detail::Rejection>& verification_failure) {
   try {
-    if (verification_failure) throw registry_detail::Rejection{*verification_failure};
+    if (verification_failure) throw *verification_failure;
     registry_detail::LoadedPlugin plugin = registry_detail::load_plugin(path, sink_);
     if (const PluginInfo* existing = find(plugin.info.id))
       throw registry_detail::Rejection{"duplicate id '" + plugin.info.id + "' (already loaded from " +
-                                       existing->path.string() + ")"};
+                                           existing->path.string() + ")",
+                                       PluginRejection::duplicate_id};
     log(VYRE_LOG_INFO, "loaded backend '" + plugin.info.id + "' " + plugin.info.version + " (rank " +
                            std::to_string(plugin.info.rank) + ", " +
                            std::to_string(plugin.info.op_ids.size()) + " ops) from " + path.string());
     plugins_.push_back(plugin.info);
     loaded_.push_back(std::make_unique<Loaded>(Loaded{std::move(plugin)}));
   } catch (const registry_detail::Rejection& r) {
-    log(VYRE_LOG_WARN, "rejected plugin " + path.string() + ": " + r.reason);
-    rejected_.push_back({path, r.reason});
+    log(VYRE_LOG_WARN, "rejected plugin " + path.string() + " [" + std::string(plugin_rejection_name(r.code)) +
+                           "]: " + r.reason);
+    rejected_.push_back({path, r.reason, r.code});
   }
 }
 

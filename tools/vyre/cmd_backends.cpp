@@ -75,7 +75,7 @@ int run_backends(const GlobalOptions& global, Args& args) {
   }
   fmt::print("rejected ({}):\n", registry->rejected().size());
   for (const RejectedPlugin& r : registry->rejected())
-    fmt::print("  {}: {}\n", r.path.string(), r.reason);
+    fmt::print("  {}: [{}] {}\n", r.path.string(), plugin_rejection_name(r.code), r.reason);
   return kExitOk;
 }
 

@@ -21,7 +21,7 @@
 // routing then uses its certified ops, and a backend without an accepted certificate routes
 // nothing (the reference oracle excepted). set_certified_ops() installs an op set directly.
 //
-// Hostile plugins: with RegistryOptions::verify_in_child (or VYRE_VERIFY_PLUGINS=1, with
+// Hostile plugins: with RegistryOptions::verify_in_child (or VYRE_VERIFY_PLUGINS=1 or =create, with
 // use_environment) every plugin file is first loaded in a child process (vyre/plugin_verify.hpp);
 // one that crashes, hangs or exits there is rejected with that reason and never loaded here.
 //
@@ -41,10 +41,15 @@
 
 #include "vyre/backend.hpp"
 #include "vyre/ir.hpp"
+#include "vyre/plugin_rejection.hpp"
 #include "vyre/plugin_verify.hpp"
 #include "vyre/registry_log.hpp"
 
 namespace vyre {
+
+namespace registry_detail {
+struct Rejection;
+}
 
 // A plugin that loaded and validated.
 struct PluginInfo {
@@ -66,6 +71,7 @@ struct PluginInfo {
 struct RejectedPlugin {
   std::filesystem::path path;
   std::string reason;  // one line
+  PluginRejection code = PluginRejection::invalid_plugin;
 };
 
 struct RegistryOptions {
@@ -77,7 +83,8 @@ struct RegistryOptions {
   std::optional<std::filesystem::path> certificate_dir;
   LogSink log;                   // empty: quiet
   // Load each plugin file in a child process first and reject it if it crashes, hangs or exits
-  // there (see vyre/plugin_verify.hpp). Also on with use_environment and VYRE_VERIFY_PLUGINS=1.
+  // there (see vyre/plugin_verify.hpp). Also on with use_environment and VYRE_VERIFY_PLUGINS=1;
+  // VYRE_VERIFY_PLUGINS=create also sets verify.check_create.
   bool verify_in_child = false;
   PluginVerifyOptions verify;    // the timeout, whether to try create too, the helper program
 };
@@ -145,10 +152,12 @@ class Registry {
   const Loaded& loaded(std::string_view id) const;
   void load_all();
   std::vector<std::filesystem::path> plugin_files_in_order();
-  std::vector<std::optional<std::string>> verification_failures(
+  void apply_verify_environment();
+  std::vector<std::optional<registry_detail::Rejection>> verification_failures(
       const std::vector<std::filesystem::path>& files) const;
   // Load one file, or reject it with `verification_failure` when it failed verification.
-  void load_file(const std::filesystem::path& path, const std::optional<std::string>& verification_failure);
+  void load_file(const std::filesystem::path& path,
+                 const std::optional<registry_detail::Rejection>& verification_failure);
   std::optional<std::string> forced_backend() const;
   std::vector<const PluginInfo*> candidates_in_order() const;
   // The cached instance, or the reason it cannot be created.
