@@ -29,6 +29,12 @@ std::string reason_for(const Registry& registry, std::string_view file) {
   return "(not rejected)";
 }
 
+std::optional<PluginRejection> code_for(const Registry& registry, std::string_view file) {
+  for (const RejectedPlugin& r : registry.rejected())
+    if (r.path.filename() == file) return r.code;
+  return std::nullopt;
+}
+
 std::string message_of(auto&& fn) {
   try {
     fn();
@@ -50,8 +56,9 @@ std::vector<std::uint32_t> run_xor(host::Backend& backend, const std::vector<std
 TEST_CASE("good plugins load in rank order; each bad one is rejected with its own reason") {
   LogRecorder log;
   auto registry = test_registry(&log);
-  CHECK(registry->ids() == std::vector<std::string>{"t_oracle", "t_nodev", "t_copy", "t_wide", "t_throws"});
+  CHECK(registry->ids() == std::vector<std::string>{"t_nodev", "t_copy", "t_wide", "t_throws", "t_oracle"});
   CHECK(registry->rejected().size() == 9);
+  CHECK(code_for(*registry, "libvyre_t_dup.so") == PluginRejection::duplicate_id);
 
   CHECK(reason_for(*registry, "libvyre_t_dup.so").find("duplicate id 't_copy'") != std::string::npos);
   CHECK(reason_for(*registry, "libvyre_t_badid.so").find("invalid id 'Bad-Id'") != std::string::npos);
@@ -153,7 +160,7 @@ TEST_CASE("explicit ids must succeed or fail loudly; probe reports why create fa
   host::Backend wide = registry->create("t_wide");
   CHECK(wide.label() == "t_wide");
   const std::string missing = message_of([&] { registry->create("t_missing"); });
-  CHECK(missing.find("available: t_oracle, t_nodev, t_copy, t_wide, t_throws") != std::string::npos);
+  CHECK(missing.find("available: t_nodev, t_copy, t_wide, t_throws, t_oracle") != std::string::npos);
   CHECK(missing.find("Fix: ") != std::string::npos);
   CHECK(code_of([&] { registry->create("t_nodev"); }) == VYRE_ERR_NO_DEVICE);
   CHECK_FALSE(registry->probe("t_copy").has_value());

@@ -35,8 +35,13 @@ std::unique_ptr<Registry> test_registry(LogRecorder* log, bool use_environment,
   options.plugin_dirs = {VYRE_TEST_PLUGIN_DIR};
   options.use_environment = use_environment;
   options.use_default_dirs = false;
+  options.reference_oracle = test_oracle_file();
   if (log) options.log = log->sink();
   return std::make_unique<Registry>(options);
+}
+
+std::filesystem::path test_oracle_file() {
+  return std::filesystem::path(VYRE_TEST_PLUGIN_DIR) / "libvyre_t_oracle.so";
 }
 
 Program binary_program(BinOp op, std::uint32_t count) {

@@ -23,7 +23,11 @@ struct LogRecorder {
   std::string all();
 };
 
-// A registry over the test plugins only (no environment, no default directories).
+// t_oracle's file: the tests' registries pin it as the reference oracle.
+std::filesystem::path test_oracle_file();
+
+// A registry over the test plugins only (no environment, no default directories), with t_oracle
+// pinned as the reference oracle.
 std::unique_ptr<Registry> test_registry(LogRecorder* log = nullptr, bool use_environment = false,
                                         std::optional<std::filesystem::path> certificate_dir = {});
 
