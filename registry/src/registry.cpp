@@ -8,7 +8,7 @@
 #include "discovery.hpp"
 #include "loader.hpp"
 #include "plugin_identity.hpp"
-#include "vyre/certificate.hpp"
+#include "vyre/certificate_trust.hpp"
 #include "vyre/fingerprint.hpp"
 
 namespace vyre {
@@ -40,6 +40,7 @@ Registry::Registry(RegistryOptions options)
     if (dir != nullptr && *dir != '\0') options_.certificate_dir = fs::path(dir);
   }
   if (options_.use_environment) apply_verify_environment();
+  if (certificates_enabled()) load_trust();
   if (options_.use_environment) apply_replace_environment();
   own_dirs_ = registry_detail::vyre_plugin_dirs();
   if (options_.reference_oracle) {
@@ -77,6 +78,26 @@ void Registry::apply_verify_environment() {
   else if (mode != "1")
     log(VYRE_LOG_WARN, "VYRE_VERIFY_PLUGINS='" + std::string(mode).substr(0, 32) +
                            "' is not 0, 1 or create; verifying plugin registration (as with 1)");
+}
+
+// The trusted keys: RegistryOptions::trusted_keys_dir, else VYRE_TRUSTED_KEYS (with
+// use_environment), else the per-user default.
+void Registry::load_trust() {
+  std::filesystem::path dir;
+  try {
+    dir = options_.trusted_keys_dir ? *options_.trusted_keys_dir
+          : options_.use_environment ? default_trusted_keys_dir()
+                                     : vyre_config_dir() / "trusted-keys";
+  } catch (const Error& e) {
+    log(VYRE_LOG_WARN, std::string("no trusted-keys directory: ") + e.what() +
+                           "; no certificate can be accepted");
+    return;
+  }
+  trusted_keys_ = load_trusted_keys(dir);
+  for (const std::string& problem : trusted_keys_.problems) log(VYRE_LOG_WARN, "trusted keys: " + problem);
+  log(trusted_keys_.keys.empty() ? VYRE_LOG_WARN : VYRE_LOG_INFO,
+      "certificates are in force; " + std::to_string(trusted_keys_.keys.size()) + " trusted key(s) in " +
+          dir.string() + (trusted_keys_.keys.empty() ? " (so no certificate can be accepted)" : ""));
 }
 
 // VYRE_REPLACE_BACKENDS=id,id: as RegistryOptions::replace_backends (added to it).
@@ -276,11 +297,14 @@ std::vector<std::string> Registry::certificate_ops(const Loaded& l,
   try {
     const CertificateSubject subject{id, l.plugin.info.sha256,
                                      device_from_profile(instance.device_profile())};
-    CertificateChoice choice = choose_certificate(*options_.certificate_dir, subject);
-    for (const std::string& rejection : choice.rejections) log(VYRE_LOG_WARN, rejection);
+    CertificateChoice choice = choose_certificate(*options_.certificate_dir, subject, trusted_keys_);
+    for (const RejectedCertificate& r : choice.rejections)
+      log(VYRE_LOG_WARN, "certificate " + r.file.string() + " ignored for '" + id + "' [" +
+                             std::string(certificate_rejection_name(r.code)) + "]: " + r.reason);
     if (choice.accepted()) {
-      log(VYRE_LOG_INFO, "backend '" + id + "' routes by certificate " + choice.file.string() +
-                             " (" + std::to_string(choice.ops.size()) + " certified ops)");
+      log(VYRE_LOG_INFO, "backend '" + id + "' routes by certificate " + choice.file.string() + " (" +
+                             std::to_string(choice.ops.size()) + " certified ops, signed by key " +
+                             choice.key_id.substr(0, 16) + "...)");
       return std::move(choice.ops);
     }
     log(VYRE_LOG_WARN, "backend '" + id + "' has no accepted certificate in " +

@@ -50,6 +50,7 @@
 #include "vyre/plugin_rejection.hpp"
 #include "vyre/plugin_verify.hpp"
 #include "vyre/registry_log.hpp"
+#include "vyre/signing.hpp"
 
 namespace vyre {
 
@@ -93,6 +94,10 @@ struct RegistryOptions {
   // Certificates in force: routing uses each backend's accepted certificate (see
   // vyre/certificate.hpp) instead of its declared ops. Unset with use_environment: VYRE_CERT_DIR.
   std::optional<std::filesystem::path> certificate_dir;
+  // Whose signatures make a certificate usable: the public keys (*.pem) in this directory. Unset:
+  // VYRE_TRUSTED_KEYS with use_environment, else $XDG_CONFIG_HOME/vyre/trusted-keys (see
+  // vyre/signing.hpp). Read once, when the registry is made and certificates are in force.
+  std::optional<std::filesystem::path> trusted_keys_dir;
   LogSink log;                   // empty: quiet
   // Load each plugin file in a child process first and reject it if it crashes, hangs or exits
   // there (see vyre/plugin_verify.hpp). Also on with use_environment and VYRE_VERIFY_PLUGINS=1;
@@ -176,6 +181,7 @@ class Registry {
   std::vector<std::filesystem::path> plugin_files_in_order();
   void apply_verify_environment();
   void apply_replace_environment();
+  void load_trust();
   // Hash, load and validate one file, and mark the pinned oracle. Throws Rejection.
   registry_detail::LoadedPlugin load_checked(const std::filesystem::path& path) const;
   // Throws Rejection when `plugin` loses its id to an already loaded plugin; removes (and
@@ -203,6 +209,7 @@ class Registry {
   std::vector<std::unique_ptr<Loaded>> loaded_;  // parallel to nothing; looked up by id
   std::vector<std::filesystem::path> own_dirs_;   // vyre's own plugin directories
   std::vector<std::filesystem::path> oracle_files_;  // where the pinned oracle may be (canonical)
+  TrustedKeys trusted_keys_;                         // with certificates in force
 
   mutable std::mutex mutex_;  // guards the maps below
   std::map<std::string, host::Backend, std::less<>> instances_;
