@@ -29,9 +29,11 @@ std::string LogRecorder::all() {
 }
 
 std::unique_ptr<Registry> test_registry(LogRecorder* log, bool use_environment,
-                                        std::optional<std::filesystem::path> certificate_dir) {
+                                        std::optional<std::filesystem::path> certificate_dir,
+                                        std::optional<std::filesystem::path> trusted_keys) {
   RegistryOptions options;
   options.certificate_dir = std::move(certificate_dir);
+  options.trusted_keys_dir = std::move(trusted_keys);
   options.plugin_dirs = {VYRE_TEST_PLUGIN_DIR};
   options.use_environment = use_environment;
   options.use_default_dirs = false;

@@ -28,8 +28,10 @@ std::filesystem::path test_oracle_file();
 
 // A registry over the test plugins only (no environment, no default directories), with t_oracle
 // pinned as the reference oracle.
+// With a certificate directory, `trusted_keys` is the trusted-keys directory.
 std::unique_ptr<Registry> test_registry(LogRecorder* log = nullptr, bool use_environment = false,
-                                        std::optional<std::filesystem::path> certificate_dir = {});
+                                        std::optional<std::filesystem::path> certificate_dir = {},
+                                        std::optional<std::filesystem::path> trusted_keys = {});
 
 // out[i] = a[i] <op> b[i] over `count` u32 elements (a and b runtime-sized, out fixed).
 // op: BinOp::Xor (t_copy and up), Add (t_wide, t_oracle), Sub (t_oracle only).
