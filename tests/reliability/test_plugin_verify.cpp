@@ -500,6 +500,8 @@ TEST_CASE("vyre plugins verify reports every hostile plugin by name and survives
   CHECK(contains(r.out, "ok       " + plugin("detect_verify").string()));
   CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.0, 1 ops"));
   CHECK(contains(r.out, "reason: crashed with SIGSEGV"));
+  CHECK(contains(r.out, "code: forged_report"));
+  CHECK(contains(r.out, "code: left_processes"));
   CHECK(contains(r.out, "create: failed: "));
   CHECK(contains(r.out, "3 passed, 15 failed"));
 }
