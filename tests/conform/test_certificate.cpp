@@ -367,6 +367,16 @@ TEST_CASE("forged certificates are refused with their codes") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("a certificate that is not a regular file is refused without reading it") {
+  const fs::path dir = temp_dir("fifo");
+  REQUIRE(::mkfifo((dir / "hang.json").c_str(), 0600) == 0);  // reading it would block forever
+  CHECK(testing_code([&] { vyre::read_certificate(dir / "hang.json"); }) == VYRE_ERR_IO);
+  const auto choice = vyre::choose_certificate(dir, {"cuda", std::string(64, 'a'), gpu()}, vyre::TrustedKeys{});
+  REQUIRE(choice.rejections.size() == 1);
+  CHECK(choice.rejections[0].code == vyre::CertificateRejection::unreadable);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a signing key is created once, owner-only, and reused; a readable one is refused") {
   const fs::path dir = temp_dir("keys");
   const fs::path file = dir / "config" / "keys" / "certificate-signing.pem";
