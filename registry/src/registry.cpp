@@ -33,6 +33,24 @@ std::vector<std::string_view> capability_names(std::uint64_t capabilities) {
   return names;
 }
 
+namespace {
+
+// Where the reference oracle may be: RegistryOptions::reference_oracle, else vyre's own
+// libvyre_reference_cpu.so in each of its plugin directories; canonical, as loaded paths are.
+std::vector<fs::path> pinned_oracle_files(const RegistryOptions& options, const std::vector<fs::path>& own_dirs) {
+  std::vector<fs::path> files;
+  if (options.reference_oracle) files.push_back(*options.reference_oracle);
+  else
+    for (const fs::path& dir : own_dirs) files.push_back(dir / "libvyre_reference_cpu.so");
+  for (fs::path& file : files) {
+    std::error_code ec;
+    if (fs::path canonical = fs::weakly_canonical(file, ec); !ec) file = std::move(canonical);
+  }
+  return files;
+}
+
+}  // namespace
+
 Registry::Registry(RegistryOptions options)
     : options_(std::move(options)), sink_(std::make_shared<LogSink>(options_.log)) {
   if (!options_.certificate_dir && options_.use_environment) {
@@ -43,15 +61,7 @@ Registry::Registry(RegistryOptions options)
   if (certificates_enabled()) load_trust();
   if (options_.use_environment) apply_replace_environment();
   own_dirs_ = registry_detail::vyre_plugin_dirs();
-  if (options_.reference_oracle) {
-    oracle_files_.push_back(*options_.reference_oracle);
-  } else {
-    for (const fs::path& dir : own_dirs_) oracle_files_.push_back(dir / "libvyre_reference_cpu.so");
-  }
-  for (fs::path& file : oracle_files_) {
-    std::error_code ec;
-    if (fs::path canonical = fs::weakly_canonical(file, ec); !ec) file = std::move(canonical);
-  }
+  oracle_files_ = pinned_oracle_files(options_, own_dirs_);
   load_all();
 }
 

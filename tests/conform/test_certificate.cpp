@@ -15,6 +15,7 @@
 
 #include <sys/stat.h>
 
+#include "support/scoped_env.hpp"
 #include "vyre/certificate.hpp"
 #include "vyre/certificate_trust.hpp"
 #include "vyre/error.hpp"
@@ -23,6 +24,7 @@
 #include "vyre/ops.hpp"
 
 namespace fs = std::filesystem;
+using vyre::test::ScopedEnv;
 
 namespace {
 
@@ -109,22 +111,6 @@ mode_t mode_of(const fs::path& path) {
   return st.st_mode & 0777;
 }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 }  // namespace
 

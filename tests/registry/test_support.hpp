@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/scoped_env.hpp"
 #include "vyre/error.hpp"
 #include "vyre/registry.hpp"
 
@@ -52,15 +53,6 @@ vyre_status code_of(auto&& fn) {
   return VYRE_OK;
 }
 
-// Scoped environment variable (restored on destruction).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value);
-  ~ScopedEnv();
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using ScopedEnv = vyre::test::ScopedEnv;
 
 }  // namespace vyre::testing

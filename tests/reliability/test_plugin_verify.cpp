@@ -20,12 +20,14 @@
 #include <string>
 #include <thread>
 
+#include "support/scoped_env.hpp"
 #include "vyre/plugin_verify.hpp"
 #include "vyre/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using vyre::PluginRejection;
+using vyre::test::ScopedEnv;
 using vyre::PluginVerdict;
 using vyre::PluginVerification;
 using vyre::PluginVerifyOptions;
@@ -99,22 +101,6 @@ fs::path fresh_pid_dir() {
   return pids;
 }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 }  // namespace
 
