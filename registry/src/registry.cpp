@@ -270,7 +270,7 @@ std::shared_ptr<void> Registry::keep_alive(std::string_view id) const {
   return loaded(id).plugin.keep_alive;
 }
 
-host::Backend Registry::create(std::string_view id, const host::CreateOptions& options) const {
+host::Backend Registry::create(std::string_view id, const vyre::CreateOptions& options) const {
   const Loaded& l = loaded(id);
   return host::Backend::create(l.plugin.fns, l.plugin.keep_alive, options, l.plugin.info.id);
 }

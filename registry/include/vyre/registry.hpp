@@ -143,7 +143,7 @@ class Registry {
 
   // A new instance of backend `id` with `options`. Throws VYRE_ERR_NOT_FOUND (listing the loaded
   // ids) for an unknown id, or the plugin's create error.
-  host::Backend create(std::string_view id, const host::CreateOptions& options = {}) const;
+  host::Backend create(std::string_view id, const vyre::CreateOptions& options = {}) const;
   // Whether backend `id` can create an instance here: nullopt if it can, else the reason.
   std::optional<std::string> probe(std::string_view id) const;
 

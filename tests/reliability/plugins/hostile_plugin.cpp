@@ -147,7 +147,7 @@ std::string verification_sign() {
   return {};
 }
 
-class QuietBackend final : public vyre::kit::Backend {
+class QuietBackend final : public vyre::kit::BackendImpl {
  public:
   void device_profile(vyre_device_profile& out) override {
     out.kind = VYRE_DEVICE_KIND_CPU;
@@ -163,7 +163,7 @@ class QuietBackend final : public vyre::kit::Backend {
   }
 };
 
-std::unique_ptr<vyre::kit::Backend> create_backend(const vyre::kit::CreateOptions&) {
+std::unique_ptr<vyre::kit::BackendImpl> create_backend(const vyre::CreateOptions&) {
   if (HOSTILE_IS("segv_create")) crash();
   if (HOSTILE_IS("hang_create")) hang();
   if (HOSTILE_IS("nodevice"))
