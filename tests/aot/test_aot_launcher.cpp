@@ -672,7 +672,8 @@ TEST_CASE("an output replaces a regular file by a fresh one: hard links to it ke
   outputs.write("y.bin", "new bytes");
   CHECK(aot_test::read_text(b.bundle / "outputs" / "y.bin") == "new bytes");
   CHECK(aot_test::read_text(victim) == "keep");
-  CHECK(std::distance(fs::directory_iterator(b.bundle / "outputs"), fs::directory_iterator()) == 1);  // no temporary left
+  // No temporary file is left beside it.
+  CHECK(std::distance(fs::directory_iterator(b.bundle / "outputs"), fs::directory_iterator()) == 1);
 
   // --out DIR absent: created, with its parents.
   const fs::path out = b.root / "new" / "out";

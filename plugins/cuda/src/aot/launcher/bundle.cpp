@@ -13,6 +13,8 @@ namespace {
 
 constexpr const char* kManifestFile = "manifest.json";
 constexpr const char* kOutputsDir = "outputs";  // the default output directory, beneath the bundle
+constexpr const char* kBundleFix = "pass the bundle directory (the one holding manifest.json)";
+constexpr const char* kOutFix = "pass --out with a writable directory";
 
 std::string input_bytes(const std::string& path, const Buffer& buffer) {
   const std::string what = cat("the input file for buffer \"", buffer.name, "\"");
@@ -98,8 +100,8 @@ void check_outputs(const Bundle& bundle, const std::string& out_dir) {
   std::error_code ec;
   const bool default_dir = out_dir.empty();
   if (!default_dir && !std::filesystem::exists(out_dir, ec)) return;  // created when the outputs are written
-  const std::optional<Directory> given =
-      default_dir ? std::nullopt : std::optional<Directory>(Directory::open(out_dir, "the output directory", false));
+  std::optional<Directory> given;
+  if (!default_dir) given = Directory::open(out_dir, "the output directory", false, kOutFix);
   for (const Buffer& buffer : bundle.manifest.buffers) {
     if (!is_host_output(buffer.role)) continue;
     if (default_dir)
@@ -111,11 +113,11 @@ void check_outputs(const Bundle& bundle, const std::string& out_dir) {
 
 Directory open_outputs(const Bundle& bundle, const std::string& out_dir) {
   if (out_dir.empty()) return bundle.root.subdirectory(kOutputsDir, "the output directory", true);
-  return Directory::open(out_dir, "the output directory", true);
+  return Directory::open(out_dir, "the output directory", true, kOutFix);
 }
 
 Bundle load_bundle(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs) {
-  Bundle bundle{dir, Directory::open(dir, "the bundle directory", false), {}, {}, {}, {}};
+  Bundle bundle{dir, Directory::open(dir, "the bundle directory", false, kBundleFix), {}, {}, {}, {}};
   bundle.manifest = parse_manifest(read_manifest(bundle.root), bundle.root.path_of(kManifestFile));
   validate_manifest(bundle.manifest);
   check_requested_inputs(bundle.manifest, inputs);

@@ -20,6 +20,9 @@ constexpr const char* kNoLinksFix =
     "replace the link with the file or directory itself (vyre-aot never writes links), or regenerate the bundle "
     "with vyre-aot";
 
+constexpr const char* kReadableFix = "check that the file exists and is readable";
+constexpr const char* kWritableFix = "choose a writable --out directory with enough space";
+
 std::string errno_text(int error) { return std::strerror(error); }
 
 const char* kind_of(mode_t mode) {
@@ -72,7 +75,8 @@ std::string joined(const std::string& base, const std::vector<std::string>& part
                             int error) {
   struct stat st {};
   if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) fail_link(shown, what);
-  if (error == ENOENT) fail(cat(what, " \"", shown, "\" does not exist"), "check the bundle: regenerate it with vyre-aot");
+  if (error == ENOENT)
+    fail(cat(what, " \"", shown, "\" does not exist"), "check the bundle: regenerate it with vyre-aot");
   fail(cat("cannot open ", what, " \"", shown, "\": ", errno_text(error)), "check that it exists and is readable");
 }
 
@@ -113,14 +117,13 @@ RegularFile regular_file(FileDescriptor fd, const std::string& shown, const std:
   return RegularFile{std::move(fd), static_cast<std::uint64_t>(st.st_size), shown};
 }
 
-void write_all(int fd, const std::string& bytes, const std::string& shown) {
+void write_all(int fd, std::string_view bytes, const std::string& shown) {
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
-      fail(cat("cannot write \"", shown, "\": ", errno_text(n < 0 ? errno : EIO)),
-           "choose a writable --out directory with enough space");
+      fail(cat("cannot write \"", shown, "\": ", errno_text(n < 0 ? errno : EIO)), kWritableFix);
     done += static_cast<std::size_t>(n);
   }
 }
@@ -169,15 +172,15 @@ std::string read_whole(const RegularFile& file, const std::string& what) {
 RegularFile open_user_file(const std::string& path, const std::string& what) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
-    fail(cat("cannot read ", what, " \"", path, "\": ", errno_text(errno)), "check that the file exists and is readable");
+    fail(cat("cannot read ", what, " \"", path, "\": ", errno_text(errno)), kReadableFix);
   if (!S_ISREG(st.st_mode)) fail_not_regular(path, what, st.st_mode);  // before opening: no FIFO, no device
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
-    fail(cat("cannot open ", what, " \"", path, "\": ", errno_text(errno)), "check that the file exists and is readable");
+    fail(cat("cannot open ", what, " \"", path, "\": ", errno_text(errno)), kReadableFix);
   return regular_file(FileDescriptor(fd), path, what);  // again on the open file: it may have been swapped
 }
 
-Directory Directory::open(const std::string& path, const std::string& what, bool create) {
+Directory Directory::open(const std::string& path, const std::string& what, bool create, const std::string& fix) {
   if (create) {
     std::error_code ec;
     std::filesystem::create_directories(path, ec);
@@ -186,8 +189,7 @@ Directory Directory::open(const std::string& path, const std::string& what, bool
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
-    fail(cat("cannot open ", what, " \"", path, "\": ", errno_text(errno)),
-         "pass an existing, readable directory");
+    fail(cat("cannot open ", what, " \"", path, "\": ", errno_text(errno)), fix);
   return Directory(FileDescriptor(fd), path);
 }
 
@@ -233,7 +235,7 @@ void Directory::check_replaceable(const std::string& relative, const std::string
                              : cat("remove it, or pass --out with another directory"));
 }
 
-void Directory::write(const std::string& relative, const std::string& bytes) const {
+void Directory::write(const std::string& relative, std::string_view bytes) const {
   check_replaceable(relative, "the output file");
   const std::vector<std::string> parts = components(relative, "the output file");
   FileDescriptor held;
@@ -251,7 +253,7 @@ void Directory::write(const std::string& relative, const std::string& bytes) con
     if (::close(out.release()) != 0) {
       const int error = errno;
       ::unlinkat(parent, temporary.c_str(), 0);
-      fail(cat("cannot write \"", shown, "\": ", errno_text(error)), "choose a writable --out directory with enough space");
+      fail(cat("cannot write \"", shown, "\": ", errno_text(error)), kWritableFix);
     }
   }
   // rename() replaces the name itself: a link planted since the check above is replaced, its target untouched.

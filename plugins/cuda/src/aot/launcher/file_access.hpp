@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace vyre_launch {
@@ -61,8 +62,8 @@ RegularFile open_user_file(const std::string& path, const std::string& what);
 class Directory {
  public:
   // Open `path` (links in it are followed: the caller named it); with `create`, create it and its
-  // parents first. Throws LaunchError naming `what`.
-  static Directory open(const std::string& path, const std::string& what, bool create);
+  // parents first. Throws LaunchError naming `what`, with `fix` when it cannot be opened.
+  static Directory open(const std::string& path, const std::string& what, bool create, const std::string& fix);
 
   // The directory `relative` beneath this one, no component a link; created when absent and
   // `create`. Throws LaunchError naming `what`.
@@ -79,7 +80,7 @@ class Directory {
   // Write `bytes` as `relative`, its directories created beneath this one: a fresh temporary file
   // in the same directory, renamed over the name. An existing link, directory or other non-regular
   // file of that name is refused. Throws LaunchError.
-  void write(const std::string& relative, const std::string& bytes) const;
+  void write(const std::string& relative, std::string_view bytes) const;
 
   // `path` as opened, and `path`/`relative`, for messages.
   const std::string& path() const { return path_; }
