@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include "vyre/error.hpp"
+#include "vyre/file_read.hpp"
 #include "vyre/fingerprint.hpp"
 #include "vyre/json_text.hpp"
 #include "vyre/ops.hpp"
@@ -19,6 +20,9 @@ namespace vyre {
 namespace {
 
 namespace json = boost::json;
+
+// Larger certificate files are refused unread (one for the whole catalog is a few hundred KiB).
+constexpr std::uint64_t kMaxCertificateBytes = std::uint64_t{16} << 20;
 
 constexpr std::string_view kStatusNames[] = {"pass", "fail", "unsupported", "lowered",
                                              "lowering_failed"};
@@ -415,13 +419,9 @@ std::filesystem::path write_certificate(const Certificate& certificate, const st
 }
 
 Certificate read_certificate(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    fail(VYRE_ERR_IO, "cannot read the certificate " + file.string(), "check that the file exists and is readable");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::vector<std::uint8_t> bytes = read_regular_file(file, kMaxCertificateBytes, "certificate");
   try {
-    return certificate_from_json(text.str());
+    return certificate_from_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const Error& e) {
     throw Error(e.code(), file.string() + ": " + e.what());
   }

@@ -156,6 +156,14 @@ TEST_CASE("vyre-aot reports what is wrong with clear errors") {
   CHECK(p.exit_code == 1);
   CHECK(p.err_has("which the program does not declare"));
 
+  // Devices and FIFOs are refused unread (red team 2026-11-24): /dev/zero would never end.
+  p = vyre_aot(saxpy + " --in x=/dev/zero" + out("zero_input"));
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("[io]: input file for buffer 'x' '/dev/zero' is a character device, not a regular file"));
+  p = vyre_aot(saxpy + " --weights /dev/zero" + out("zero_weights"));
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("weights file '/dev/zero' is a character device"));
+
   p = vyre_aot(saxpy + " --target nosuch" + out("unknown_backend"));
   CHECK(p.exit_code == 1);
   CHECK(p.err_has("no backend plugin 'nosuch'"));
