@@ -22,7 +22,7 @@ namespace {
 namespace json = boost::json;
 
 // Larger certificate files are refused unread (one for the whole catalog is a few hundred KiB).
-constexpr std::uint64_t kMaxCertificateBytes = std::uint64_t{16} << 20;
+constexpr std::uint64_t kMaxCertificateBytes = std::uint64_t{64} << 20;
 
 constexpr std::string_view kStatusNames[] = {"pass", "fail", "unsupported", "lowered",
                                              "lowering_failed"};
@@ -128,6 +128,10 @@ json::object body_json(const Certificate& c) {
 }
 
 std::string digest_of(const json::object& body) { return sha256_hex(sha256(json::serialize(body))); }
+
+json::object signature_json(const CertSignature& s) {
+  return json::object{{"algorithm", s.algorithm}, {"key_id", s.key_id}, {"value", s.value}};
+}
 
 // ---- reading -----------------------------------------------------------------------------------
 
@@ -250,6 +254,12 @@ CertDevice read_device(const Reader& top) {
   return d;
 }
 
+CertSignature read_signature(const json::value& v) {
+  if (!v.is_object()) bad_field("signature", "is not an object");
+  const Reader r(v.get_object(), "signature");
+  return CertSignature{r.str("algorithm"), r.str("key_id"), r.str("value")};
+}
+
 CertSummary read_summary(const Reader& r) {
   CertSummary s;
   s.pass = r.u64("pass");
@@ -356,9 +366,14 @@ CertSummary summarize(const std::vector<CertOpEntry>& ops) {
   return s;
 }
 
+std::string certificate_canonical_bytes(const Certificate& certificate) {
+  return json::serialize(body_json(certificate));
+}
+
 std::string certificate_to_json(const Certificate& certificate) {
   json::object o = body_json(certificate);
   o["digest"] = digest_of(o);
+  if (certificate.signature) o["signature"] = signature_json(*certificate.signature);
   std::ostringstream out;
   write_indented_json(out, o);
   out << '\n';
@@ -375,7 +390,10 @@ Certificate certificate_from_json(std::string_view text) {
   json::object o = v.get_object();
   const Reader top(o, "");
   const std::string digest = top.str("digest");
+  std::optional<CertSignature> signature;
+  if (const json::value* v = o.if_contains("signature")) signature = read_signature(*v);
   o.erase("digest");
+  o.erase("signature");
   if (digest != digest_of(o))
     fail(VYRE_ERR_DECODE, "the certificate's digest does not match its content: it was modified after "
                           "vyre-conform wrote it",
@@ -384,6 +402,7 @@ Certificate certificate_from_json(std::string_view text) {
   check_consistent(c);
   if (digest_of(body_json(c)) != digest)
     bad_field("(top level)", "holds fields or values this version does not write");
+  c.signature = std::move(signature);
   return c;
 }
 
@@ -427,21 +446,6 @@ Certificate read_certificate(const std::filesystem::path& file) {
   }
 }
 
-std::optional<std::string> certificate_mismatch(const Certificate& c, const CertificateSubject& subject) {
-  if (c.backend_id != subject.backend_id)
-    return "it certifies backend '" + c.backend_id + "', not '" + subject.backend_id + "'";
-  if (c.mode != "differential") return "it is an offline (lowering only) certificate";
-  if (c.plugin_sha256 != subject.plugin_sha256)
-    return "the plugin file changed since it was certified (SHA-256 " + c.plugin_sha256.substr(0, 12) +
-           "... certified, " + subject.plugin_sha256.substr(0, 12) + "... loaded)";
-  if (c.device != subject.device)
-    return "it was made on device '" + c.device.name + "' (" + c.device.compute_capability + ", driver " +
-           std::to_string(c.device.driver_version) + "), not '" + subject.device.name + "' (" +
-           subject.device.compute_capability + ", driver " + std::to_string(subject.device.driver_version) + ")";
-  if (c.catalog_hash != catalog_hash()) return "it was made against another op catalog";
-  return std::nullopt;
-}
-
 std::vector<std::string> certified_ops(const Certificate& certificate) {
   std::vector<std::string> ids;
   for (const auto& op : certificate.ops)
@@ -467,26 +471,6 @@ std::vector<LoadedCertificate> load_certificates(const std::filesystem::path& di
     loaded.push_back(std::move(l));
   }
   return loaded;
-}
-
-CertificateChoice choose_certificate(const std::filesystem::path& dir, const CertificateSubject& subject) {
-  CertificateChoice choice;
-  for (const auto& l : load_certificates(dir)) {
-    if (!l.certificate) {
-      choice.rejections.push_back(l.file.string() + ": " + l.error);
-      continue;
-    }
-    if (l.certificate->backend_id != subject.backend_id) continue;
-    if (auto why = certificate_mismatch(*l.certificate, subject)) {
-      choice.rejections.push_back(l.file.string() + ": not used for '" + subject.backend_id + "': " + *why +
-                                  ". Fix: rerun vyre-conform for this plugin and device");
-      continue;
-    }
-    choice.file = l.file;
-    choice.ops = certified_ops(*l.certificate);
-    return choice;
-  }
-  return choice;
 }
 
 }  // namespace vyre

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "vyre/backend_abi.h"
+#include "vyre/backend_values.hpp"
 #include "vyre/error.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/ir.hpp"
@@ -66,12 +67,12 @@ class CompiledProgram {
 };
 
 // A resident buffer. Backends derive from it to hold the device allocation.
-class ResidentBuffer {
+class DeviceBuffer {
  public:
-  explicit ResidentBuffer(std::uint64_t byte_len) : byte_len_(byte_len) {}
-  virtual ~ResidentBuffer() = default;
-  ResidentBuffer(const ResidentBuffer&) = delete;
-  ResidentBuffer& operator=(const ResidentBuffer&) = delete;
+  explicit DeviceBuffer(std::uint64_t byte_len) : byte_len_(byte_len) {}
+  virtual ~DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   std::uint64_t byte_len() const { return byte_len_; }
   // Dispatches in flight that use this buffer; the kit refuses resident_free while > 0
@@ -102,15 +103,7 @@ class CompletedPending final : public Pending {
   std::optional<Error> failure_;
 };
 
-struct Timing {
-  std::uint64_t wall_ns = 0;
-  std::uint64_t device_ns = 0;
-  std::uint64_t enqueue_ns = 0;
-  std::uint64_t wait_ns = 0;
-  bool has_device_ns = false;
-};
-
-struct Metric {
+struct Counter {
   const char* name;  // static storage
   std::uint64_t value;
 };
@@ -137,8 +130,8 @@ struct HostDispatch {
 
 // One non-workgroup buffer of a resident dispatch, by declaration order. Exactly one of
 // `resident` and `host` is set; `host` only for read/uniform buffers.
-struct Binding {
-  std::shared_ptr<ResidentBuffer> resident;
+struct CheckedBinding {
+  std::shared_ptr<DeviceBuffer> resident;
   Bytes host;
   std::uint64_t elements = 0;  // element count bound
 };
@@ -148,35 +141,35 @@ struct ResidentDispatch {
   DispatchConfig config;
   LaunchGeometry geometry;
   std::vector<std::uint64_t> buffer_elements;  // per declared buffer
-  std::vector<Binding> bindings;               // per declared buffer; empty for workgroup buffers
+  std::vector<CheckedBinding> bindings;               // per declared buffer; empty for workgroup buffers
 };
 
-struct ResidentWrite {
-  std::shared_ptr<ResidentBuffer> dst;
+struct CheckedWrite {
+  std::shared_ptr<DeviceBuffer> dst;
   std::uint64_t offset = 0;
   Bytes data;  // offset + size checked against dst
 };
 
-struct ResidentRead {
-  std::shared_ptr<ResidentBuffer> src;
+struct CheckedRead {
+  std::shared_ptr<DeviceBuffer> src;
   std::uint64_t offset = 0;
   MutableBytes data;  // offset + size checked against src
 };
 
-struct Sequence {
+struct CheckedSequence {
   std::vector<ResidentDispatch> prefix;
   std::vector<ResidentDispatch> repeated;
   std::uint64_t repeat_count = 0;
-  std::vector<ResidentRead> reads;
+  std::vector<CheckedRead> reads;
 };
 
 // A program + config compiled for repeated host dispatch. The kit's default implementation
-// dispatches through Backend::dispatch and keeps the optional output cache; backends may derive.
-class Pipeline {
+// dispatches through BackendImpl::dispatch and keeps the optional output cache; backends may derive.
+class CompiledPipeline {
  public:
-  Pipeline(std::shared_ptr<const CompiledProgram> program, DispatchConfig config, std::uint32_t flags)
+  CompiledPipeline(std::shared_ptr<const CompiledProgram> program, DispatchConfig config, std::uint32_t flags)
       : program_(std::move(program)), config_(std::move(config)), flags_(flags) {}
-  virtual ~Pipeline() = default;
+  virtual ~CompiledPipeline() = default;
   const std::shared_ptr<const CompiledProgram>& program() const { return program_; }
   const DispatchConfig& config() const { return config_; }
   std::uint32_t flags() const { return flags_; }
@@ -187,13 +180,6 @@ class Pipeline {
   std::uint32_t flags_;
 };
 
-struct CreateOptions {
-  std::optional<int> device_ordinal;  // unset: the backend's default
-  bool reverse_workgroups = false;
-  std::uint32_t worker_threads = 0;   // 0: the backend's default
-  std::uint64_t memory_budget_bytes = 0;
-};
-
 struct AotRequest {
   Program program;
   std::string fingerprint;
@@ -202,19 +188,14 @@ struct AotRequest {
   Bytes weights;
 };
 
-struct AotFile {
-  std::string name;  // relative, '/'-separated
-  std::vector<std::uint8_t> data;
-};
-
 // ---- the backend interface -----------------------------------------------------------------------
 
 // One backend instance. Every method may be called from many threads at once. Methods report
 // failure by throwing vyre::Error; the kit catches everything else too and reports it as
 // VYRE_ERR_INTERNAL. Defaults throw VYRE_ERR_UNSUPPORTED unless noted.
-class Backend {
+class BackendImpl {
  public:
-  virtual ~Backend() = default;
+  virtual ~BackendImpl() = default;
 
   // Fill every field of a full-size profile; the kit copies what the caller's struct_size covers.
   virtual void device_profile(vyre_device_profile& out) = 0;
@@ -231,30 +212,30 @@ class Backend {
   // Default: dispatch with a host clock around it (no device time).
   virtual Timing dispatch_timed(const HostDispatch& dispatch);
 
-  virtual std::shared_ptr<ResidentBuffer> resident_alloc(std::uint64_t byte_len);
+  virtual std::shared_ptr<DeviceBuffer> resident_alloc(std::uint64_t byte_len);
   // Called only when no dispatch using the buffer is in flight; the kit drops its handle after.
   // The kit calls it exactly once per buffer: from resident_free, or at destroy for buffers still
   // live. Default: nothing (the buffer's destructor releases its memory).
-  virtual void resident_free(ResidentBuffer& buffer);
-  virtual void resident_upload(std::span<const ResidentWrite> writes);
-  virtual void resident_download(std::span<const ResidentRead> reads);
+  virtual void resident_free(DeviceBuffer& buffer);
+  virtual void resident_upload(std::span<const CheckedWrite> writes);
+  virtual void resident_download(std::span<const CheckedRead> reads);
   // Returns nullptr when `wait` is true (the work is done when it returns). With `wait` false,
-  // host-bound bytes (Binding::host) are borrowed for this call only, as in dispatch_async.
+  // host-bound bytes (CheckedBinding::host) are borrowed for this call only, as in dispatch_async.
   virtual std::unique_ptr<Pending> dispatch_resident(const ResidentDispatch& dispatch, bool wait);
   // Default: a host clock around dispatch_resident(dispatch, true).
   virtual Timing dispatch_resident_timed(const ResidentDispatch& dispatch);
   // Default: each step through dispatch_resident(step, true), in order, then resident_download.
-  virtual void sequence_run(const Sequence& sequence);
+  virtual void sequence_run(const CheckedSequence& sequence);
 
-  // Default: a plain Pipeline run through dispatch(); the kit applies VYRE_PIPELINE_CACHE_OUTPUTS.
-  virtual std::shared_ptr<Pipeline> pipeline_create(std::shared_ptr<const CompiledProgram> program,
+  // Default: a plain CompiledPipeline run through dispatch(); the kit applies VYRE_PIPELINE_CACHE_OUTPUTS.
+  virtual std::shared_ptr<CompiledPipeline> pipeline_create(std::shared_ptr<const CompiledProgram> program,
                                                     const DispatchConfig& config,
                                                     std::uint32_t flags);
   // Called for pipelines this backend created; the default calls dispatch().
-  virtual void pipeline_dispatch(Pipeline& pipeline, const HostDispatch& dispatch);
+  virtual void pipeline_dispatch(CompiledPipeline& pipeline, const HostDispatch& dispatch);
 
   // Default: no counters.
-  virtual std::vector<Metric> metrics();
+  virtual std::vector<Counter> metrics();
   virtual void metrics_reset();
 };
 
@@ -267,9 +248,9 @@ struct PluginSpec {
   std::uint64_t capabilities = 0;
   std::vector<std::string> op_ids;
   // Create an instance; throws vyre::Error (VYRE_ERR_NO_DEVICE where it cannot run here).
-  std::function<std::unique_ptr<Backend>(const CreateOptions&)> create;
+  std::function<std::unique_ptr<BackendImpl>(const CreateOptions&)> create;
   // Optional: emit an AOT bundle. `instance` is null when called without one.
-  std::function<std::vector<AotFile>(Backend* instance, const AotRequest&)> aot_emit;
+  std::function<std::vector<AotFile>(BackendImpl* instance, const AotRequest&)> aot_emit;
 };
 
 // Fill `info` from `spec` (which must outlive the library) and install the kit's function table.

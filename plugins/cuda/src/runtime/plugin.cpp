@@ -54,12 +54,12 @@ kit::PluginSpec make_spec() {
   spec.rank = 5;
   spec.op_ids = lowered_ops(Target{90});
   spec.capabilities = capabilities_for(spec.op_ids);
-  spec.create = [](const kit::CreateOptions& options) -> std::unique_ptr<kit::Backend> {
+  spec.create = [](const vyre::CreateOptions& options) -> std::unique_ptr<kit::BackendImpl> {
     return std::make_unique<CudaBackend>(Runtime::open(options));
   };
   // AOT bundles (SPEC §10): emitted without a device; an instance contributes its target.
   spec.capabilities |= VYRE_CAP_AOT;
-  spec.aot_emit = [](kit::Backend* instance, const kit::AotRequest& request) {
+  spec.aot_emit = [](kit::BackendImpl* instance, const kit::AotRequest& request) {
     std::optional<Target> device_target;
     if (instance != nullptr) device_target = static_cast<CudaBackend*>(instance)->runtime().target();
     return aot::emit_aot_bundle(request, device_target);
