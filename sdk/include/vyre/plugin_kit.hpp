@@ -32,6 +32,7 @@
 #include "vyre/error.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/ir.hpp"
+#include "vyre/shard.hpp"
 
 namespace vyre::kit {
 
@@ -176,6 +177,10 @@ struct ResidentDispatch {
   LaunchGeometry geometry;
   std::vector<std::uint64_t> buffer_elements;  // per declared buffer
   std::vector<CheckedBinding> bindings;               // per declared buffer; empty for workgroup buffers
+  // Set only by a sharded group dispatch (vyre/shard.hpp), and so only for backends that create
+  // groups: run just these workgroups along x (every y and z) of `geometry`, with the global
+  // WorkgroupId/InvocationId/NumWorkgroups; an empty range runs nothing.
+  std::optional<ShardRange> shard;
 };
 
 struct CheckedWrite {
