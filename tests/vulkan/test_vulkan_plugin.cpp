@@ -8,27 +8,14 @@
 #include <string>
 
 #include "support/build_plugins.hpp"
+#include "vulkan_support.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ops.hpp"
 #include "vyre/plugin_kit.hpp"
 
 namespace {
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_.c_str(), old_->c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using vyre::vulkantest::ScopedEnv;
 
 const vyre::PluginInfo& vulkan_info() {
   for (const vyre::PluginInfo& p : vyre::test::build_plugin_registry().plugins())
