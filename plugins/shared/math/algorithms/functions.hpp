@@ -12,7 +12,7 @@
 #include "math/algorithms/trig.hpp"
 #include "vyre/ir.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 // The unary operators the library implements, in library order.
 inline constexpr std::array<vyre::UnOp, 14> kLibraryOps = {
@@ -51,4 +51,4 @@ typename P::template F<B> evaluate(B& b, vyre::UnOp op, const typename P::templa
   return x;  // unreachable for library ops
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

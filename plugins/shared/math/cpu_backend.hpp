@@ -17,7 +17,7 @@
 
 #include "math/data_tables.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 class CpuBackend {
  public:
@@ -172,4 +172,4 @@ class CpuBackend {
   }
 };
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 // binary32: values F32, same-width bits B32.
 struct P32 {
@@ -114,4 +114,4 @@ typename P::template F<B> with_sign_of(B& b, const typename P::template F<B>& ma
   return P::from_bits(b, b.or_(b.bits(magnitude), sign));
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

@@ -10,7 +10,7 @@
 #include "math/algorithms/common.hpp"
 #include "math/polynomials.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 template <class P>
 struct AtanConstants;
@@ -70,4 +70,4 @@ typename P::template F<B> atan_fn(B& b, const typename P::template F<B>& x) {
   return b.sel(b.is_nan(x), x, signed_y);
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

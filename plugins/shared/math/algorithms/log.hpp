@@ -15,7 +15,7 @@
 #include "math/algorithms/common.hpp"
 #include "math/polynomials.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 template <class P>
 struct LogConstants;
@@ -140,4 +140,4 @@ typename P::template F<B> log2_fn(B& b, const typename P::template F<B>& x) {
   return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

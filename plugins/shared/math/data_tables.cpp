@@ -1,9 +1,8 @@
 #include "math/data_tables.hpp"
 
 #include <array>
-#include <cstdio>
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 namespace {
 
 // 2/pi = 0.A2F9836E4E441529FC2757D1F534DDC0... (hex). 19 words cover the window the f64 reduction
@@ -24,18 +23,4 @@ const DataTable& two_over_pi_table() {
   return table;
 }
 
-std::string data_table_ptx(const DataTable& table) {
-  std::string out = ".global .align 8 .b64 " + std::string(table.name) + "[" +
-                    std::to_string(table.words.size()) + "] = {";
-  for (std::size_t i = 0; i < table.words.size(); ++i) {
-    char word[24];
-    std::snprintf(word, sizeof word, "0x%016llX", static_cast<unsigned long long>(table.words[i]));
-    out += (i % 4 == 0) ? "\n\t" : " ";
-    out += word;
-    if (i + 1 < table.words.size()) out += ",";
-  }
-  out += "\n};\n";
-  return out;
-}
-
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

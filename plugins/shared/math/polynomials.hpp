@@ -4,7 +4,7 @@
 // on a grid of 4001 points, in exact arithmetic.
 #pragma once
 
-namespace vyre::cuda::math::poly {
+namespace vyre::math::poly {
 
 // exp, f64: z in [-0.3467, 0.3467], degree 11, max_rel_error 2^-56.87
 inline constexpr double k_exp_f64[] = {0x1.0000000000000p-1, 0x1.5555555555555p-3, 0x1.5555555555557p-5, 0x1.111111111110dp-7, 0x1.6c16c16c15a6ep-10, 0x1.a01a01a01ce08p-13, 0x1.a01a01a9e8253p-16, 0x1.71de3a4a334edp-19, 0x1.27e4d41b99a8bp-22, 0x1.ae6470fa937c2p-26, 0x1.1f7f25c883809p-29, 0x1.615813cfc5386p-33};
@@ -54,4 +54,4 @@ inline constexpr double k_tanh_f64[] = {-0x1.5555555555555p-2, 0x1.1111111110f25
 // tanh, f32: z in [0.0, 0.3026], degree 5, max_rel_error 2^-24.99
 inline constexpr float k_tanh_f32[] = {-0x1.5555560000000p-2f, 0x1.1111e20000000p-3f, -0x1.ba6d7a0000000p-5f, 0x1.6bd30e0000000p-6f, -0x1.46c89e0000000p-7f, 0x1.21b0720000000p-8f};
 
-}  // namespace vyre::cuda::math::poly
+}  // namespace vyre::math::poly

@@ -9,7 +9,7 @@
 
 #include "math/algorithms/common.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 template <class P>
 struct InverseSqrtConstants;
@@ -51,4 +51,4 @@ typename P::template F<B> inverse_sqrt_fn(B& b, const typename P::template F<B>&
   return b.mul(b.sel(regular, y, y0), back);
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

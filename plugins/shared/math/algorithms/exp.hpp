@@ -11,7 +11,7 @@
 #include "math/algorithms/common.hpp"
 #include "math/polynomials.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 template <class P>
 struct ExpConstants;
@@ -118,4 +118,4 @@ typename P::template F<B> exp2_fn(B& b, const typename P::template F<B>& x) {
   return b.sel(b.is_nan(x), x, y);
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

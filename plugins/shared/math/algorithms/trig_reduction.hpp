@@ -22,7 +22,7 @@
 #include "math/algorithms/common.hpp"
 #include "math/data_tables.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 template <class P, class B>
 struct TrigReduction {
@@ -184,4 +184,4 @@ TrigReduction<P, B> trig_reduce(B& b, const typename P::template F<B>& x) {
   return {b.get(n), b.get(r_hi), b.get(r_lo)};
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

@@ -10,7 +10,7 @@
 #include "math/algorithms/common.hpp"
 #include "math/polynomials.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 template <class P>
 struct AsinConstants;
@@ -92,4 +92,4 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   return b.sel(parts.small, small, big);
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math

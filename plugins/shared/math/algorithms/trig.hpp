@@ -10,7 +10,7 @@
 #include "math/algorithms/trig_reduction.hpp"
 #include "math/polynomials.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 template <class P>
 struct TrigPoly;
@@ -98,4 +98,4 @@ typename P::template F<B> tan_fn(B& b, const typename P::template F<B>& x) {
   return b.sel(b.eq(x, b.c(K(0))), x, y);  // tan(-0) = -0
 }
 
-}  // namespace vyre::cuda::math
+}  // namespace vyre::math
