@@ -71,6 +71,7 @@ class ModuleContext {
   Id workgroup_spec(std::uint32_t index) const { return spec_[index]; }
   // Every global variable, for the entry points' interface lists.
   const std::vector<Id>& interface() const { return interface_; }
+  void add_interface(Id variable) { interface_.push_back(variable); }
   std::uint64_t workgroup_bytes() const { return workgroup_bytes_; }
 
   // ---- helper functions emitted once per module (e.g. math), by name ----

@@ -1,11 +1,13 @@
 // Float operators (f32, f64). add, sub and mul are the device's instructions (Vulkan promises
 // correct rounding; the module asks for round-to-nearest-even and kept denormals where the device
-// offers those modes), marked NoContraction so nothing fuses them. Everything else is exact integer
-// work on the bit patterns: comparisons (so a device that flushes denormals still orders them),
-// min/max with SPEC's NaN and signed-zero rules, neg, abs, sign, the rounding functions and the
-// classification predicates.
+// offers those modes), marked NoContraction so nothing fuses them. div, sqrt, reciprocal and fma
+// call the exact integer implementations, inverse_sqrt and the transcendentals the shared math
+// library (math/library.hpp). Everything else is exact integer work on the bit patterns:
+// comparisons (so a device that flushes denormals still orders them), min/max with SPEC's NaN and
+// signed-zero rules, neg, abs, sign, the rounding functions and the classification predicates.
 #include "codegen/emitter.hpp"
 #include "codegen/float_layout.hpp"
+#include "math/library.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::vulkan::codegen {
@@ -105,6 +107,7 @@ Value Emitter::float_binary(BinOp o, const Value& a, const Value& b) {
     case BinOp::Add: return same(fop(spv::Op::OpFAdd, t, {a.id, b.id}));
     case BinOp::Sub: return same(fop(spv::Op::OpFSub, t, {a.id, b.id}));
     case BinOp::Mul: return same(fop(spv::Op::OpFMul, t, {a.id, b.id}));
+    case BinOp::Div: return same(f_.call(t, math::exact_function(ctx_, math::ExactOp::Div, a.type), {a.id, b.id}));
     case BinOp::Min: case BinOp::Max:
       return same(bitcast(t, x.min_max(o == BinOp::Min, float_bits(a), float_bits(b))));
     default: break;
@@ -140,18 +143,25 @@ Value Emitter::float_unary(UnOp o, const Value& a) {
     }
     case UnOp::Floor: case UnOp::Ceil: case UnOp::Trunc: case UnOp::Round:
       return same_bits(x.rounding(o, bits));
+    case UnOp::Sqrt: return {f_.call(t, math::exact_function(ctx_, math::ExactOp::Sqrt, a.type), {a.id}), a.type};
+    case UnOp::Reciprocal: {
+      const FloatLayout l = layout_of(a.type);
+      const Id one = ctx_.module().constant(t, l.one);
+      return {f_.call(t, math::exact_function(ctx_, math::ExactOp::Div, a.type), {one, a.id}), a.type};
+    }
     case UnOp::IsNan: return boolean(x.nan(bits));
     case UnOp::IsInf: return boolean(ieq(mag, x.c(x.l.exponent_mask)));
     case UnOp::IsFinite: return boolean(ult(mag, x.c(x.l.exponent_mask)));
     default: break;
   }
+  if (math::is_library_op(o)) return {f_.call(t, math::math_function(ctx_, o, a.type), {a.id}), a.type};
   fail(VYRE_ERR_UNSUPPORTED, "the Vulkan emitter does not lower float operator " + std::string(un_op_name(o)),
        "use a backend that declares it (`vyre ops`)");
 }
 
-Value Emitter::fma(const Value&, const Value&, const Value&) {
-  fail(VYRE_ERR_UNSUPPORTED, "the Vulkan emitter does not lower fma yet",
-       "use a backend that declares it (`vyre ops`)");
+Value Emitter::fma(const Value& a, const Value& b, const Value& c) {
+  const Id t = ctx_.type(a.type);
+  return {f_.call(t, math::exact_function(ctx_, math::ExactOp::Fma, a.type), {a.id, b.id, c.id}), a.type};
 }
 
 }  // namespace vyre::vulkan::codegen

@@ -1,6 +1,8 @@
-// Which catalog ops the emitter lowers (declared at registration), and which of them a given
-// device can run (checked at compile). Grows as the emitter does: an op appears here only once it
-// is implemented exactly as SPEC §2 defines it.
+// Which catalog ops the emitter lowers (declared at registration: all of them), and which of them a
+// given device can run (checked at compile): ops on 64-bit types need shaderInt64 (and f64
+// shaderFloat64), narrow storage the 8/16-bit storage features, 64-bit atomics the int64 atomic
+// features, subgroup ops 32-wide subgroups, and the float operations computed with 64-bit integer
+// arithmetic (div, sqrt, reciprocal, fma, inverse_sqrt, transcendentals) shaderInt64.
 #include "codegen/lowering.hpp"
 
 namespace vyre::vulkan {
@@ -9,14 +11,14 @@ namespace {
 
 bool is_wide(Type t) { return t == Type::U64 || t == Type::I64 || t == Type::F64; }
 
-// The float operators the emitter implements so far.
-bool float_un_op_emitted(UnOp op) {
-  switch (op) {
-    case UnOp::Neg: case UnOp::Abs: case UnOp::Sign: case UnOp::Floor: case UnOp::Ceil:
-    case UnOp::Trunc: case UnOp::Round: case UnOp::IsNan: case UnOp::IsInf: case UnOp::IsFinite:
-      return true;
-    default: return false;
-  }
+// Float operations computed by the exact integer algorithms or the math library, which work on
+// 64-bit integers whatever the float width.
+bool needs_int64_arithmetic(const OpInfo& op) {
+  if (op.family == OpFamily::Fma) return true;
+  if (op.family == OpFamily::Bin) return is_float(op.type) && op.bin_op == BinOp::Div;
+  if (op.family != OpFamily::Un || !is_float(op.type)) return false;
+  return op.un_op == UnOp::Sqrt || op.un_op == UnOp::Reciprocal || op.un_op == UnOp::InverseSqrt ||
+         static_cast<int>(op.un_op) >= static_cast<int>(UnOp::Exp);
 }
 
 }  // namespace
@@ -30,16 +32,7 @@ DeviceFeatures DeviceFeatures::all() {
   return f;
 }
 
-bool emits(const OpInfo& op) {
-  switch (op.family) {
-    case OpFamily::Bin:
-      return !is_float(op.type) || op.bin_op != BinOp::Div;
-    case OpFamily::Un:
-      return !is_float(op.type) || float_un_op_emitted(op.un_op);
-    case OpFamily::Fma: return false;
-    default: return true;
-  }
-}
+bool emits(const OpInfo&) { return true; }
 
 bool device_supports(const OpInfo& op, const DeviceFeatures& f) {
   if (!emits(op)) return false;
@@ -49,6 +42,7 @@ bool device_supports(const OpInfo& op, const DeviceFeatures& f) {
     if (is_wide(t)) return f.int64;
     return true;
   };
+  if (needs_int64_arithmetic(op) && !f.int64) return false;
   for (Type t : op.operands)
     if (!type_ok(t)) return false;
   if (op.result && !type_ok(*op.result)) return false;
