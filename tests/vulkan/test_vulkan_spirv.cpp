@@ -1,7 +1,11 @@
 // The SPIR-V emitter: every op it lowers, in every program conform uses to test the op, gives a
 // module the SPIR-V validator accepts in the Vulkan 1.2 environment, for a device with every
-// feature and for one with none; ops a device lacks are refused with VYRE_ERR_UNSUPPORTED.
+// feature and for one with none, without an instruction whose precision Vulkan leaves open; ops a
+// device lacks are refused with VYRE_ERR_UNSUPPORTED.
 #include <doctest/doctest.h>
+
+#include <spirv/unified1/GLSL.std.450.h>
+#include <spirv/unified1/spirv.hpp11>
 
 #include "codegen/lowering.hpp"
 #include "spirv_validate.hpp"
@@ -12,8 +16,30 @@ namespace {
 
 using vyre::vulkan::DeviceFeatures;
 
+// Instructions whose precision Vulkan does not promise (OpFDiv: 2.5 ULP; GLSL.std.450 fma may be
+// unfused; sqrt, inversesqrt, exp, log, the trigonometric functions have no or weak bounds), and
+// GLSL.std.450 instructions other than the exact integer ones the emitter uses.
+std::string imprecise_instruction(const std::vector<std::uint32_t>& words) {
+  std::uint32_t glsl_set = 0;
+  for (std::size_t i = 5; i < words.size();) {
+    const std::uint32_t count = words[i] >> 16;
+    const auto op = static_cast<spv::Op>(words[i] & 0xFFFF);
+    if (count == 0) return "a zero-length instruction";
+    if (op == spv::Op::OpExtInstImport) glsl_set = words[i + 1];
+    if (op == spv::Op::OpFDiv || op == spv::Op::OpFRem || op == spv::Op::OpFMod) return "OpFDiv/OpFRem/OpFMod";
+    if (op == spv::Op::OpExtInst && words[i + 3] == glsl_set) {
+      const std::uint32_t inst = words[i + 4];
+      if (inst != GLSLstd450FindUMsb && inst != GLSLstd450FindILsb && inst != GLSLstd450UMin)
+        return "GLSL.std.450 instruction " + std::to_string(inst);
+    }
+    i += count;
+  }
+  return {};
+}
+
 void check_valid(const vyre::Program& program, const DeviceFeatures& features, const std::string& what) {
   const vyre::vulkan::LoweredProgram lowered = vyre::vulkan::lower(program, features);
+  CHECK(imprecise_instruction(lowered.spirv) == "");
   const std::string problems = vyre::vulkantest::validate_spirv(lowered.spirv);
   INFO(what);
   INFO(problems);
