@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, then certify every backend that can run here
 # against the reference (vyre-conform), print the summary and where the certificates are.
+# Certificates are signed with the user's vyre-conform key (created on first use:
+# $VYRE_SIGNING_KEY, else ${XDG_CONFIG_HOME:-~/.config}/vyre/keys/certificate-signing.pem), whose
+# public key joins the trusted keys that `vyre --certs DIR` routes by.
 # Without a GPU it says so, certifies what can dispatch here and lowers every op for CUDA offline
 # (PTX assembled with ptxas).
 set -euo pipefail
@@ -47,4 +50,6 @@ fi
 echo
 echo "== Certificates in $certs"
 ls -1 "$certs"/*.json 2>/dev/null || echo "(none written)"
+echo "Route by them: $bin/vyre --certs $certs run PROGRAM (only certificates signed by a trusted key:"
+echo "${VYRE_TRUSTED_KEYS:-${XDG_CONFIG_HOME:-$HOME/.config}/vyre/trusted-keys})"
 exit $status

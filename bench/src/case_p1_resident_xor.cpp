@@ -43,7 +43,7 @@ std::vector<CaseResult> run_p1_resident_xor(Context& context) {
   reset_metrics(backend);
   std::vector<double> device_ns, wall_ns;
   for (std::uint32_t r = 0; r < context.reps(100); ++r) {
-    const vyre::host::Timing t = backend.dispatch_resident_timed(program, bindings);
+    const vyre::Timing t = backend.dispatch_resident_timed(program, bindings);
     device_ns.push_back(timing_ns(t));
     wall_ns.push_back(static_cast<double>(t.wall_ns));
     result.clock = timing_clock(t);

@@ -72,7 +72,7 @@ std::vector<CaseResult> run_p7_sum(Context& context) {
   std::uint64_t first_wrong = 0;
   for (std::uint32_t r = 0; r < context.reps(100); ++r) {
     run.zero();
-    const vyre::host::Timing t = backend.dispatch_resident_timed(program, bindings, config);
+    const vyre::Timing t = backend.dispatch_resident_timed(program, bindings, config);
     device_ns.push_back(timing_ns(t));
     result.clock = timing_clock(t);
     const std::uint64_t got = run.read_total();

@@ -21,11 +21,11 @@ CaseResult start_case(std::string id, std::string title, const vyre::host::Backe
   return start_case(std::move(id), std::move(title), backend.label(), std::move(unit), std::move(better));
 }
 
-double timing_ns(const vyre::host::Timing& timing) {
+double timing_ns(const vyre::Timing& timing) {
   return static_cast<double>(timing.has_device_ns ? timing.device_ns : timing.wall_ns);
 }
 
-std::string timing_clock(const vyre::host::Timing& timing) {
+std::string timing_clock(const vyre::Timing& timing) {
   return timing.has_device_ns ? "device_events" : "host_wall";
 }
 

@@ -18,8 +18,8 @@ CaseResult start_case(std::string id, std::string title, std::string backend_id,
                       std::string better);
 
 // The device time of a timed dispatch when the backend measured it (events), else its wall time.
-double timing_ns(const vyre::host::Timing& timing);
-std::string timing_clock(const vyre::host::Timing& timing);
+double timing_ns(const vyre::Timing& timing);
+std::string timing_clock(const vyre::Timing& timing);
 
 // Every field of `s` multiplied by `factor`.
 Summary scaled(const Summary& s, double factor);

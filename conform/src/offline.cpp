@@ -79,7 +79,7 @@ std::string lower_op(const Lowering& l, const OpInfo& op, const Options& options
   for (std::size_t ti = 0; ti < tests.size(); ++ti) {
     const auto lanes = LaneSource::witnesses_then_random(tests[ti], options.seed, stream_id(op.id, ti), options.random_lanes);
     const BuiltTest built = tests[ti].build(lanes.cases_for(tests[ti]));
-    std::vector<host::AotFile> files;
+    std::vector<vyre::AotFile> files;
     try {
       host::AotOptions aot;
       aot.target = l.target;
@@ -88,7 +88,7 @@ std::string lower_op(const Lowering& l, const OpInfo& op, const Options& options
     } catch (const Error& e) {
       return "test '" + tests[ti].name + "': AOT emit failed: " + one_line(e.what());
     }
-    const host::AotFile* ptx = nullptr;
+    const vyre::AotFile* ptx = nullptr;
     for (const auto& f : files)
       if (f.name == "kernel.ptx") ptx = &f;
     if (!ptx) return "test '" + tests[ti].name + "': AOT emit returned no kernel.ptx";

@@ -49,6 +49,9 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (a == "--offline") o.offline = true;
     else if (a == "--target") o.target = value();
     else if (a == "--out") o.out_dir = value();
+    else if (a == "--signing-key") o.signing_key = value();
+    else if (a == "--trusted-keys") o.trusted_keys = value();
+    else if (a == "--replace-backend") o.replace_backends.push_back(value());
     else if (a == "--jobs") o.jobs = static_cast<unsigned>(parse_number(a, value()));
     else if (a == "--case") o.replay_case = parse_number(a, value());
     else if (a == "--no-progress") o.progress = false;
@@ -63,15 +66,21 @@ Options parse_options(const std::vector<std::string>& args) {
 }
 
 std::string usage_text() {
-  return "usage: vyre-conform [--plugins DIR]... [--backend ID]... [--reference ID] [--ops GLOB]...\n"
-         "                    [--cases N] [--seed S] [--exhaustive] [--offline [--target SM]]\n"
-         "                    [--out DIR] [--jobs N] [--case K] [--no-progress]\n"
+  return "usage: vyre-conform [--plugins DIR]... [--replace-backend ID]... [--backend ID]...\n"
+         "                    [--reference ID] [--ops GLOB]... [--cases N] [--seed S] [--exhaustive]\n"
+         "                    [--offline [--target SM]] [--out DIR] [--signing-key FILE]\n"
+         "                    [--trusted-keys DIR] [--jobs N] [--case K] [--no-progress]\n"
          "\n"
          "Certifies backends against the reference (default reference_cpu): every catalog op's\n"
          "programs are fed the witness tables of SPEC §5 crossed pairwise plus N seeded random\n"
          "lanes (default 1024) and compared by the SPEC §5 policy; the dispatch surfaces the\n"
          "backend declares are checked against plain dispatch. A certificate per backend and\n"
-         "device is written to --out (default certs/).\n"
+         "device is written to --out (default certs/), signed (Ed25519) with --signing-key\n"
+         "(default $VYRE_SIGNING_KEY, else $XDG_CONFIG_HOME/vyre/keys/certificate-signing.pem,\n"
+         "created on first use, mode 600; its public key is added to --trusted-keys, default\n"
+         "$VYRE_TRUSTED_KEYS, else $XDG_CONFIG_HOME/vyre/trusted-keys, which routing trusts).\n"
+         "A --plugins backend replaces one of vyre's by id only with --replace-backend; a note is\n"
+         "printed when the reference is not the oracle vyre ships (pinned).\n"
          "  --exhaustive  also run every unary f32 op over all 2^32 inputs\n"
          "  --offline     no device: lower every op through the plugin's AOT emit for --target\n"
          "                (default sm_90) and assemble it with ptxas (VYRE_PTXAS or PATH)\n"

@@ -3,11 +3,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <ctime>
 #include <thread>
 
 #include "certify.hpp"
+#include "vyre/certificate_trust.hpp"
+#include "vyre/registry_log.hpp"
+#include "vyre/signing.hpp"
 #include "vyre/error.hpp"
 #include "vyre/fingerprint.hpp"
 
@@ -26,7 +30,33 @@ struct Run {
   std::ostream& err;
   Reporter reporter;
   bool failed = false;
+  std::optional<SigningKey> key;  // loaded (or created) when the first certificate is written
 };
+
+// A key made here is trusted here: its public key joins the trusted-keys directory, so that
+// routing on this account uses what this account certified.
+void trust_own_key(Run& run, const SigningKey& key) {
+  const std::filesystem::path dir =
+      run.options.trusted_keys.empty() ? default_trusted_keys_dir() : std::filesystem::path(run.options.trusted_keys);
+  const PublicKey pub = key.public_key();
+  const std::filesystem::path file = dir / ("certificate-signing-" + pub.id().substr(0, 16) + ".pem");
+  write_public_key(pub, file);
+  run.out << "trusted its public key for routing on this account: " << file.string() << "\n";
+}
+
+const SigningKey& signing_key(Run& run) {
+  if (run.key) return *run.key;
+  const std::filesystem::path file =
+      run.options.signing_key.empty() ? default_signing_key_file() : std::filesystem::path(run.options.signing_key);
+  bool created = false;
+  run.key = SigningKey::load_or_create(file, &created);
+  if (created) {
+    run.out << "created the signing key " << file.string() << " (mode 600; public key "
+            << public_key_file_for(file).string() << ")\n";
+    trust_own_key(run, *run.key);
+  }
+  return *run.key;
+}
 
 std::string device_text(const CertDevice& d) {
   if (d == CertDevice{}) return "cpu";
@@ -43,7 +73,7 @@ Certificate base_certificate(const PluginInfo& plugin, const Options& o) {
   c.backend_id = plugin.id;
   c.backend_version = plugin.version;
   c.plugin_path = plugin.path.string();
-  c.plugin_sha256 = sha256_file_hex(plugin.path);
+  c.plugin_sha256 = plugin.sha256;  // of the file the registry loaded
   c.seed = o.seed;
   c.random_lanes = o.random_lanes;
   c.catalog_hash = catalog_hash();
@@ -62,8 +92,9 @@ void finish_certificate(Run& run, Certificate& c) {
     run.out << "surface " << s.surface << ": " << cert_status_name(s.status)
             << (s.detail.empty() ? "" : " (" + s.detail + ")") << "\n";
   if (run.options.replay_case) return;  // a replay certifies nothing
+  sign_certificate(c, signing_key(run));
   const auto path = write_certificate(c, run.options.out_dir);
-  run.out << "certificate: " << path.string() << "\n";
+  run.out << "certificate: " << path.string() << " (signed by key " << c.signature->key_id.substr(0, 16) << "...)\n";
 }
 
 // Certify ops in parallel; entries stay in catalog order whatever the scheduling.
@@ -175,8 +206,15 @@ void run_backends(Run& run) {
     throw UsageError("--case needs --ops to select exactly one op (it selects " + std::to_string(ops.size()) + ")");
   RegistryOptions ro;
   for (const auto& d : o.plugin_dirs) ro.plugin_dirs.emplace_back(d);
+  ro.replace_backends = o.replace_backends;
+  // Warnings (rejected plugins with their codes, replacements, an unpinned oracle claim), from
+  // any thread: plugins log while they run.
+  ro.log = [&run, mutex = std::make_shared<std::mutex>()](int level, std::string_view message) {
+    if (level < VYRE_LOG_WARN) return;
+    std::lock_guard lock(*mutex);
+    run.err << "vyre-conform: " << message << "\n";
+  };
   Registry registry(std::move(ro));
-  for (const auto& r : registry.rejected()) run.err << "vyre-conform: rejected plugin " << r.path.string() << ": " << r.reason << "\n";
   const auto backends = chosen_backends(registry, o);
   if (backends.empty()) {
     run.out << "vyre-conform: no backend to certify (loaded: " << registry.plugins().size()
@@ -184,7 +222,13 @@ void run_backends(Run& run) {
     return;
   }
   host::Backend reference;
-  if (!o.offline) reference = registry.create(o.reference);
+  if (!o.offline) {
+    reference = registry.create(o.reference);
+    const PluginInfo* ref = registry.find(o.reference);
+    if (ref != nullptr && !ref->is_reference_oracle())
+      run.out << "note: the reference '" << o.reference << "' (" << ref->path.string()
+              << ") is not the oracle vyre ships; the certificates record it as their reference\n";
+  }
   for (const PluginInfo* p : backends) {
     try {
       if (o.offline) lower_backend(run, registry, *p, ops);
@@ -213,7 +257,7 @@ std::string utc_timestamp() {
 }  // namespace detail
 
 int run(const Options& options, std::ostream& out, std::ostream& err) {
-  Run run{options, out, err, Reporter(out, err, options.progress && ::isatty(STDERR_FILENO)), false};
+  Run run{options, out, err, Reporter(out, err, options.progress && ::isatty(STDERR_FILENO)), false, std::nullopt};
   try {
     run_backends(run);
   } catch (const UsageError& e) {

@@ -14,7 +14,7 @@ const host::Backend& reference_backend() {
     vyre_backend_info info{};
     info.struct_size = sizeof info;
     if (vyre_backend_register(&host, &info) != VYRE_OK) throw std::runtime_error("reference_cpu did not register");
-    host::CreateOptions options;
+    vyre::CreateOptions options;
     options.worker_threads = 1;
     return host::Backend::create(info.fns, nullptr, options, "reference_cpu");
   }();

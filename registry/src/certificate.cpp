@@ -20,6 +20,8 @@ namespace {
 
 namespace json = boost::json;
 
+constexpr std::size_t kMaxCertificateBytes = 64u << 20;
+
 constexpr std::string_view kStatusNames[] = {"pass", "fail", "unsupported", "lowered",
                                              "lowering_failed"};
 
@@ -124,6 +126,10 @@ json::object body_json(const Certificate& c) {
 }
 
 std::string digest_of(const json::object& body) { return sha256_hex(sha256(json::serialize(body))); }
+
+json::object signature_json(const CertSignature& s) {
+  return json::object{{"algorithm", s.algorithm}, {"key_id", s.key_id}, {"value", s.value}};
+}
 
 // ---- reading -----------------------------------------------------------------------------------
 
@@ -246,6 +252,12 @@ CertDevice read_device(const Reader& top) {
   return d;
 }
 
+CertSignature read_signature(const json::value& v) {
+  if (!v.is_object()) bad_field("signature", "is not an object");
+  const Reader r(v.get_object(), "signature");
+  return CertSignature{r.str("algorithm"), r.str("key_id"), r.str("value")};
+}
+
 CertSummary read_summary(const Reader& r) {
   CertSummary s;
   s.pass = r.u64("pass");
@@ -355,9 +367,14 @@ CertSummary summarize(const std::vector<CertOpEntry>& ops) {
   return s;
 }
 
+std::string certificate_canonical_bytes(const Certificate& certificate) {
+  return json::serialize(body_json(certificate));
+}
+
 std::string certificate_to_json(const Certificate& certificate) {
   json::object o = body_json(certificate);
   o["digest"] = digest_of(o);
+  if (certificate.signature) o["signature"] = signature_json(*certificate.signature);
   std::ostringstream out;
   write_indented_json(out, o);
   out << '\n';
@@ -374,7 +391,10 @@ Certificate certificate_from_json(std::string_view text) {
   json::object o = v.get_object();
   const Reader top(o, "");
   const std::string digest = top.str("digest");
+  std::optional<CertSignature> signature;
+  if (const json::value* v = o.if_contains("signature")) signature = read_signature(*v);
   o.erase("digest");
+  o.erase("signature");
   if (digest != digest_of(o))
     fail(VYRE_ERR_DECODE, "the certificate's digest does not match its content: it was modified after "
                           "vyre-conform wrote it",
@@ -383,6 +403,7 @@ Certificate certificate_from_json(std::string_view text) {
   check_consistent(c);
   if (digest_of(body_json(c)) != digest)
     bad_field("(top level)", "holds fields or values this version does not write");
+  c.signature = std::move(signature);
   return c;
 }
 
@@ -418,31 +439,27 @@ std::filesystem::path write_certificate(const Certificate& certificate, const st
 }
 
 Certificate read_certificate(const std::filesystem::path& file) {
+  // Certificates come from anywhere: only a regular file, and only up to a bound, is read.
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);
+  if (ec || !std::filesystem::is_regular_file(status))
+    fail(VYRE_ERR_IO, "cannot read the certificate " + file.string() + ": " +
+                          (ec ? ec.message() : std::string("not a regular file")),
+         "check that the file exists and is a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (ec || size > kMaxCertificateBytes)
+    fail(VYRE_ERR_IO, "the certificate " + file.string() + " is larger than 64 MiB", "remove it; it is not a certificate");
   std::ifstream in(file, std::ios::binary);
   if (!in)
     fail(VYRE_ERR_IO, "cannot read the certificate " + file.string(), "check that the file exists and is readable");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text(static_cast<std::size_t>(size), '\0');  // a file that grew meanwhile reads truncated
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
   try {
-    return certificate_from_json(text.str());
+    return certificate_from_json(text);
   } catch (const Error& e) {
     throw Error(e.code(), file.string() + ": " + e.what());
   }
-}
-
-std::optional<std::string> certificate_mismatch(const Certificate& c, const CertificateSubject& subject) {
-  if (c.backend_id != subject.backend_id)
-    return "it certifies backend '" + c.backend_id + "', not '" + subject.backend_id + "'";
-  if (c.mode != "differential") return "it is an offline (lowering only) certificate";
-  if (c.plugin_sha256 != subject.plugin_sha256)
-    return "the plugin file changed since it was certified (SHA-256 " + c.plugin_sha256.substr(0, 12) +
-           "... certified, " + subject.plugin_sha256.substr(0, 12) + "... loaded)";
-  if (c.device != subject.device)
-    return "it was made on device '" + c.device.name + "' (" + c.device.compute_capability + ", driver " +
-           std::to_string(c.device.driver_version) + "), not '" + subject.device.name + "' (" +
-           subject.device.compute_capability + ", driver " + std::to_string(subject.device.driver_version) + ")";
-  if (c.catalog_hash != catalog_hash()) return "it was made against another op catalog";
-  return std::nullopt;
 }
 
 std::vector<std::string> certified_ops(const Certificate& certificate) {
@@ -470,26 +487,6 @@ std::vector<LoadedCertificate> load_certificates(const std::filesystem::path& di
     loaded.push_back(std::move(l));
   }
   return loaded;
-}
-
-CertificateChoice choose_certificate(const std::filesystem::path& dir, const CertificateSubject& subject) {
-  CertificateChoice choice;
-  for (const auto& l : load_certificates(dir)) {
-    if (!l.certificate) {
-      choice.rejections.push_back(l.file.string() + ": " + l.error);
-      continue;
-    }
-    if (l.certificate->backend_id != subject.backend_id) continue;
-    if (auto why = certificate_mismatch(*l.certificate, subject)) {
-      choice.rejections.push_back(l.file.string() + ": not used for '" + subject.backend_id + "': " + *why +
-                                  ". Fix: rerun vyre-conform for this plugin and device");
-      continue;
-    }
-    choice.file = l.file;
-    choice.ops = certified_ops(*l.certificate);
-    return choice;
-  }
-  return choice;
 }
 
 }  // namespace vyre

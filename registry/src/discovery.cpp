@@ -52,12 +52,28 @@ std::vector<SearchDir> search_dirs(const RegistryOptions& options) {
   if (options.use_environment)
     for (const fs::path& dir : split_path_list(std::getenv("VYRE_PLUGIN_PATH")))
       dirs.push_back({dir, true});
-  if (options.use_default_dirs) {
-    if (auto installed = installed_plugin_dir()) dirs.push_back({*installed, false});
-    const fs::path build_dir(VYRE_PLUGIN_BUILD_DIR);
-    if (!build_dir.empty()) dirs.push_back({build_dir, false});
-  }
+  if (options.use_default_dirs)
+    for (const fs::path& dir : vyre_plugin_dirs()) dirs.push_back({dir, false});
   return dirs;
+}
+
+std::vector<fs::path> vyre_plugin_dirs() {
+  std::vector<fs::path> dirs;
+  if (auto installed = installed_plugin_dir()) dirs.push_back(*installed);
+  const fs::path build_dir(VYRE_PLUGIN_BUILD_DIR);
+  if (!build_dir.empty()) dirs.push_back(build_dir);
+  return dirs;
+}
+
+bool in_dirs(const fs::path& file, const std::vector<fs::path>& dirs) {
+  std::error_code ec;
+  const fs::path parent = fs::weakly_canonical(file, ec).parent_path();
+  if (ec) return false;
+  for (const fs::path& dir : dirs) {
+    const fs::path canonical = fs::weakly_canonical(dir, ec);
+    if (!ec && canonical == parent) return true;
+  }
+  return false;
 }
 
 std::vector<fs::path> plugin_files(const fs::path& dir) {

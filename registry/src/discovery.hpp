@@ -15,6 +15,15 @@ struct SearchDir {
 
 std::vector<SearchDir> search_dirs(const RegistryOptions& options);
 
+// vyre's own plugin directories: the installed one (<prefix>/lib/vyre/plugins of the running
+// binary) and the build tree's, whether or not they are searched. A plugin file in one of them is
+// what vyre ships: it keeps its id against same-id plugins from elsewhere unless the user allows a
+// replacement, and the oracle is pinned there.
+std::vector<std::filesystem::path> vyre_plugin_dirs();
+
+// Whether `file` (any path to it) lies directly in one of `dirs` (compared canonically).
+bool in_dirs(const std::filesystem::path& file, const std::vector<std::filesystem::path>& dirs);
+
 // Files named libvyre_*.so directly in `dir`, sorted by name.
 std::vector<std::filesystem::path> plugin_files(const std::filesystem::path& dir);
 

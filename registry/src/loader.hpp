@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "vyre/plugin_rejection.hpp"
 #include "vyre/registry.hpp"
 
 namespace vyre::registry_detail {
@@ -15,9 +16,10 @@ struct LoadedPlugin {
   std::shared_ptr<void> keep_alive;      // the loaded library
 };
 
-// Why a plugin was rejected (one line).
+// Why a plugin was rejected (one line) and its code.
 struct Rejection {
   std::string reason;
+  PluginRejection code = PluginRejection::invalid_plugin;
 };
 
 // Load `path` with RTLD_NOW | RTLD_LOCAL, call its vyre_backend_register and validate the result

@@ -1,16 +1,13 @@
 // Plugin verification in a child process (vyre/plugin_verify.hpp): the load-time hook that turns
-// any program linking the registry into a verifier child, spawning and watching the child, and
-// turning its report into a verdict.
+// any program linking the registry into a verifier supervisor, and turning what the supervisor
+// and the verifier child said, and how they ended, into a verdict.
 #include "vyre/plugin_verify.hpp"
 
 #include <fmt/core.h>
 #include <string.h>  // sigabbrev_np, sigdescr_np
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -26,25 +23,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs before main() in every program that links this file. In a verifier child (argv[1] is the
-// marker and the environment says so) it verifies and exits; otherwise it does nothing. glibc
-// passes argc/argv to ELF constructors.
-[[gnu::constructor]] void plugin_verify_child_hook(int argc, char** argv) {
-  if (argc < 4 || argv == nullptr || argv[1] == nullptr) return;
-  if (kPluginVerifyChildMarker != argv[1]) return;
-  const char* flag = std::getenv(registry_detail::kVerifyChildEnv);
-  if (flag == nullptr || std::strcmp(flag, "1") != 0) return;
-  ::_exit(registry_detail::run_verify_child(argv[2], argv[3]));
-}
+// Runs before main() in every program that links this file; returns at once unless this process
+// is a verifier supervisor (verify_protocol.hpp), which never returns.
+[[gnu::constructor]] void plugin_verify_hook() { registry_detail::run_supervisor_if_requested(); }
 
-// The report lines of a child, parsed.
+// The report lines of the verifier child, parsed.
 struct Report {
   bool hello = false;
-  bool done = false;
+  std::vector<std::string> done_nonces;  // every "done" line (a plugin may forge some)
   std::string stage;
   std::optional<PluginSummary> summary;
-  std::optional<std::string> rejected;
+  std::optional<std::pair<PluginRejection, std::string>> rejected;
   std::string create;
+};
+
+// The supervisor's lines: how the child ended and what was left.
+struct SupervisorReport {
+  enum class End { None, Exit, Signal, Lost } end = End::None;
+  int value = 0;
+  std::size_t leftover = 0;
 };
 
 std::vector<std::string> split_tabs(const std::string& line) {
@@ -79,6 +76,13 @@ std::optional<PluginSummary> parse_summary(const std::vector<std::string>& f) {
   return s;
 }
 
+std::pair<PluginRejection, std::string> parse_rejected(const std::vector<std::string>& f) {
+  const PluginRejection code =
+      f.size() > 1 ? parse_plugin_rejection(f[1]).value_or(PluginRejection::invalid_plugin)
+                   : PluginRejection::invalid_plugin;
+  return {code, f.size() > 2 ? f[2] : std::string("rejected")};
+}
+
 Report parse_report(const std::string& text) {
   Report report;
   std::istringstream lines(text);
@@ -86,13 +90,29 @@ Report parse_report(const std::string& text) {
     const std::vector<std::string> f = split_tabs(line);
     const std::string rest = f.size() > 1 ? line.substr(f[0].size() + 1) : std::string();
     if (f[0] == "hello") report.hello = true;
-    else if (f[0] == "done") report.done = true;
+    else if (f[0] == "done") report.done_nonces.push_back(rest);
     else if (f[0] == "stage") report.stage = rest;
     else if (f[0] == "summary") report.summary = parse_summary(f);
-    else if (f[0] == "rejected") report.rejected = rest;
+    else if (f[0] == "rejected" && !report.rejected) report.rejected = parse_rejected(f);
     else if (f[0] == "create") report.create = rest;
   }
   return report;
+}
+
+SupervisorReport parse_supervisor(const std::string& text) {
+  SupervisorReport s;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string first, second;
+    words >> first >> second;
+    if (first == "child" && second == "exit") s.end = SupervisorReport::End::Exit;
+    else if (first == "child" && second == "signal") s.end = SupervisorReport::End::Signal;
+    else if (first == "child" && second == "lost") s.end = SupervisorReport::End::Lost;
+    else if (first == "leftover") s.leftover = static_cast<std::size_t>(number_or_zero(second));
+    if (first == "child" && second != "lost") words >> s.value;
+  }
+  return s;
 }
 
 std::string stage_description(const std::string& stage) {
@@ -100,6 +120,8 @@ std::string stage_description(const std::string& stage) {
   if (stage == "register")
     return "in vyre_backend_register (or while the registry read what it registered)";
   if (stage == "create") return "in create, device_profile or destroy of a default instance";
+  if (stage == "unload") return "while unloading the library (dlclose, its static destructors)";
+  if (stage == "done") return "after every stage had finished";
   return "after its last reported stage";
 }
 
@@ -123,53 +145,86 @@ std::string seconds(std::chrono::milliseconds timeout) {
   return fmt::format("{:g} s", static_cast<double>(timeout.count()) / 1000.0);
 }
 
-void judge_started(PluginVerification& v, const Report& report, const registry_detail::ChildOutcome& child,
-                   const PluginVerifyOptions& options) {
-  v.stage = report.done ? "done" : report.stage;
-  v.summary = report.summary;
-  v.create = report.create;
+void set(PluginVerification& v, PluginVerdict verdict, PluginRejection code, std::string reason) {
+  v.verdict = verdict;
+  v.code = code;
+  v.reason = std::move(reason);
+}
+
+void judge_timeout(PluginVerification& v, const SupervisorReport& s, const PluginVerifyOptions& options) {
   const std::string where = stage_description(v.stage);
-  if (report.done) {
-    v.verdict = report.rejected ? PluginVerdict::Rejected : PluginVerdict::Ok;
-    if (report.rejected) v.reason = *report.rejected;
-    return;
-  }
-  if (child.timed_out) {
-    v.verdict = PluginVerdict::TimedOut;
-    v.reason = fmt::format("no answer within {} {}; the child was killed", seconds(options.timeout), where);
-    return;
-  }
+  const std::string killed =
+      s.leftover > 0 ? fmt::format("the child and {} process(es) it started were killed", s.leftover)
+                     : std::string("the child was killed");
+  set(v, PluginVerdict::TimedOut, PluginRejection::timed_out,
+      fmt::format("no answer within {} {}; {}", seconds(options.timeout), where, killed));
+}
+
+// The supervisor itself ended without saying how the child did: the plugin killed its parent.
+void judge_lost_supervisor(PluginVerification& v, const registry_detail::ChildOutcome& child) {
+  const std::string where = stage_description(v.stage);
   if (child.signal != 0) {
-    v.verdict = PluginVerdict::Crashed;
     v.signal = child.signal;
-    v.reason = with_output(fmt::format("crashed with {} {}", describe_signal(child.signal), where),
-                           child.output);
+    set(v, PluginVerdict::Crashed, PluginRejection::crashed,
+        fmt::format("the verifier's supervisor (the child's parent) was killed with {} {}", describe_signal(child.signal),
+                    where));
     return;
   }
-  v.verdict = PluginVerdict::Exited;
   v.exit_status = child.exit_status;
-  v.reason = with_output(fmt::format("the process exited with status {} {} before finishing",
-                                     child.exit_status, where),
-                         child.output);
+  set(v, PluginVerdict::Exited, PluginRejection::exited,
+      fmt::format("the verifier's supervisor exited with status {} without a verdict {}", child.exit_status, where));
+}
+
+// How the verifier child ended decides first; a clean exit then needs a complete, genuine report.
+void judge_child(PluginVerification& v, const Report& report, const SupervisorReport& s,
+                 const registry_detail::ChildOutcome& child) {
+  const std::string where = stage_description(v.stage);
+  if (s.end == SupervisorReport::End::Signal) {
+    v.signal = s.value;
+    return set(v, PluginVerdict::Crashed, PluginRejection::crashed,
+               with_output(fmt::format("crashed with {} {}", describe_signal(s.value), where), child.output));
+  }
+  if (s.end != SupervisorReport::End::Exit || s.value != 0 || report.done_nonces.empty()) {
+    v.exit_status = s.end == SupervisorReport::End::Exit ? s.value : -1;
+    return set(v, PluginVerdict::Exited, PluginRejection::exited,
+               with_output(fmt::format("the process exited with status {} {}{}", v.exit_status, where,
+                                       report.done_nonces.empty() ? " before finishing" : ""),
+                           child.output));
+  }
+  const bool genuine = std::all_of(report.done_nonces.begin(), report.done_nonces.end(),
+                                   [&](const std::string& n) { return n == child.nonce; });
+  if (!genuine)
+    return set(v, PluginVerdict::Forged, PluginRejection::forged_report,
+               "its report claims success, but not with the nonce of this run: the plugin wrote it "
+               "(or something it started did)");
+  if (s.leftover > 0)
+    return set(v, PluginVerdict::Lingered, PluginRejection::left_processes,
+               fmt::format("it left {} process(es) running after it finished; they were killed", s.leftover));
+  if (report.rejected) return set(v, PluginVerdict::Rejected, report.rejected->first, report.rejected->second);
+  v.verdict = PluginVerdict::Ok;
+  v.reason.clear();
 }
 
 void judge(PluginVerification& v, const registry_detail::ChildOutcome& child,
            const PluginVerifyOptions& options, const fs::path& helper) {
   v.output_tail = child.output;
-  if (!child.spawn_error.empty()) {
-    v.verdict = PluginVerdict::SpawnFailed;
-    v.reason = child.spawn_error;
-    return;
-  }
+  if (!child.spawn_error.empty()) return set(v, PluginVerdict::SpawnFailed, PluginRejection::verify_failed, child.spawn_error);
   const Report report = parse_report(child.report);
-  if (report.hello) return judge_started(v, report, child, options);
-  v.verdict = PluginVerdict::SpawnFailed;
-  v.reason = with_output(
-      fmt::format("the verifier child ({}) never reported; it does not link libvyre_registry's "
-                  "verifier or could not start. Fix: set PluginVerifyOptions::helper to a vyre tool "
-                  "(e.g. the `vyre` binary)",
-                  helper.string()),
-      child.output);
+  const SupervisorReport supervisor = parse_supervisor(child.supervisor);
+  if (!report.hello && supervisor.end == SupervisorReport::End::None && !child.timed_out)
+    return set(v, PluginVerdict::SpawnFailed, PluginRejection::verify_failed,
+               with_output(fmt::format("the plugin verifier ({}) never reported; it does not link "
+                                       "libvyre_registry's verifier or could not start. Fix: set "
+                                       "PluginVerifyOptions::helper to a vyre tool (e.g. the `vyre` binary)",
+                                       helper.empty() ? std::string("this program") : helper.string()),
+                           child.output));
+  v.stage = report.done_nonces.empty() ? report.stage : "done";
+  v.summary = report.summary;
+  v.create = report.create;
+  v.killed = supervisor.leftover;
+  if (child.timed_out) return judge_timeout(v, supervisor, options);
+  if (supervisor.end == SupervisorReport::End::None) return judge_lost_supervisor(v, child);
+  judge_child(v, report, supervisor, child);
 }
 
 }  // namespace
@@ -181,6 +236,8 @@ std::string_view plugin_verdict_name(PluginVerdict verdict) {
     case PluginVerdict::Crashed: return "crashed";
     case PluginVerdict::TimedOut: return "timeout";
     case PluginVerdict::Exited: return "exited";
+    case PluginVerdict::Forged: return "forged";
+    case PluginVerdict::Lingered: return "lingered";
     case PluginVerdict::SpawnFailed: return "error";
   }
   return "error";
@@ -196,15 +253,14 @@ std::string describe_signal(int signal) {
 PluginVerification verify_plugin(const fs::path& plugin, const PluginVerifyOptions& options) {
   PluginVerification v;
   v.path = plugin;
-  const fs::path helper = options.helper.empty() ? fs::path("/proc/self/exe") : options.helper;
   const std::string mode(options.check_create ? registry_detail::kVerifyModeCreate
                                               : registry_detail::kVerifyModeRegister);
   // dlopen searches the library path for a name without a slash: hand the child an absolute path.
   std::error_code ec;
   const fs::path absolute = fs::absolute(plugin, ec);
   const registry_detail::ChildOutcome child =
-      registry_detail::run_verifier_child(helper, ec ? plugin : absolute, mode, options.timeout);
-  judge(v, child, options, helper);
+      registry_detail::run_verifier(options.helper, ec ? plugin : absolute, mode, options.timeout);
+  judge(v, child, options, options.helper);
   return v;
 }
 

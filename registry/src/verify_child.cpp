@@ -1,9 +1,10 @@
-// The child side of plugin verification: load one plugin exactly as the registry does and report
-// each stage to the parent before entering it, so that a crash or a hang is attributed to the
-// stage it happened in. Runs from a load-time hook before main() (see verify.cpp), in a freshly
-// exec'ed, single-threaded process; it relies on no namespace-scope object of the program.
+// The verifier child: load one plugin exactly as the registry does and report each stage to the
+// host before entering it, so that a crash or a hang is attributed to the stage it happened in.
+// Forked by the verifier supervisor (verify_supervisor.cpp) before main(), single-threaded; it
+// relies on no namespace-scope object of the program.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -20,86 +21,108 @@ namespace vyre::registry_detail {
 
 namespace {
 
-void report(const std::string& line) {
-  std::string text = line + "\n";
-  const char* at = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    const ssize_t n = ::write(kVerifyReportFd, at, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone: nothing left to tell
-    at += n;
-    left -= static_cast<std::size_t>(n);
+class Reporter {
+ public:
+  explicit Reporter(int fd) : fd_(fd) {}
+
+  void line(const std::string& text) const {
+    const std::string out = text + "\n";
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t n = ::write(fd_, out.data() + done, out.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the host is gone: nothing left to tell
+      done += static_cast<std::size_t>(n);
+    }
   }
+  void stage(std::string_view name) const { line("stage\t" + std::string(name)); }
+  void rejected(PluginRejection code, std::string_view reason) const {
+    line("rejected\t" + std::string(plugin_rejection_name(code)) + "\t" + report_field(reason));
+  }
+
+ private:
+  int fd_;
+};
+
+void report_summary(const Reporter& report, const PluginInfo& info) {
+  report.line("summary\t" + report_field(info.id) + "\t" + report_field(info.version) + "\t" +
+              std::to_string(info.rank) + "\t" + std::to_string(info.capabilities) + "\t" +
+              std::to_string(info.abi_major) + "\t" + std::to_string(info.abi_minor) + "\t" +
+              std::to_string(info.op_ids.size()));
 }
 
-void report_stage(std::string_view stage) { report("stage\t" + std::string(stage)); }
-
-void report_summary(const PluginInfo& info) {
-  report("summary\t" + report_field(info.id) + "\t" + report_field(info.version) + "\t" +
-         std::to_string(info.rank) + "\t" + std::to_string(info.capabilities) + "\t" +
-         std::to_string(info.abi_major) + "\t" + std::to_string(info.abi_minor) + "\t" +
-         std::to_string(info.op_ids.size()));
-}
-
-// A crashing plugin must not leave core files behind, and nothing the plugin execs may inherit
-// the report pipe.
-void prepare_process() {
+// A crashing plugin must not leave core files behind; nothing the plugin execs may inherit the
+// report pipe; and fatal signals must end the process with that signal even where a sanitizer
+// runtime installed handlers, so that the verdict names the signal in every build.
+void prepare_process(int report_fd) {
   const rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
-  ::fcntl(kVerifyReportFd, F_SETFD, FD_CLOEXEC);
+  ::fcntl(report_fd, F_SETFD, FD_CLOEXEC);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  for (const int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::sigaction(s, &default_action, nullptr);
 }
 
 // dlopen on its own first, so that a crash in the library's static constructors is told apart
-// from one in vyre_backend_register. The handle stays open (the registry's load reuses it).
-bool open_library(const char* plugin) {
-  report_stage("load");
-  if (::dlopen(plugin, RTLD_NOW | RTLD_LOCAL) != nullptr) return true;
+// from one in vyre_backend_register. Returns the extra handle (the registry's load takes its own).
+void* open_library(const Reporter& report, const std::string& plugin) {
+  report.stage("load");
+  if (void* handle = ::dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
   const char* why = ::dlerror();
-  report("rejected\tcannot load: " + report_field(why != nullptr ? why : "dlopen failed"));
-  return false;
+  report.rejected(PluginRejection::invalid_plugin,
+                  "cannot load: " + std::string(why != nullptr ? why : "dlopen failed"));
+  return nullptr;
 }
 
-void check_create(const LoadedPlugin& plugin) {
-  report_stage("create");
+void check_create(const Reporter& report, const LoadedPlugin& plugin) {
+  report.stage("create");
   try {
-    host::Backend backend =
-        host::Backend::create(plugin.fns, plugin.keep_alive, {}, plugin.info.id);
+    host::Backend backend = host::Backend::create(plugin.fns, plugin.keep_alive, {}, plugin.info.id);
     const vyre_device_profile profile = backend.device_profile();
-    report("create\tok (" + report_field(profile.name) + ")");
+    report.line("create\tok (" + report_field(profile.name) + ")");
   } catch (const std::exception& e) {
-    report("create\tfailed: " + report_field(e.what()));
+    report.line("create\tfailed: " + report_field(e.what()));
   }
 }
 
-void verify(const char* plugin, std::string_view mode) {
-  if (!open_library(plugin)) return;
-  report_stage("register");
+// Returns false when the plugin was rejected (already reported).
+bool verify(const Reporter& report, const VerifyRequest& request) {
+  void* extra_handle = open_library(report, request.plugin);
+  if (extra_handle == nullptr) return false;
+  report.stage("register");
   LoadedPlugin loaded;
   try {
     auto sink = std::make_shared<LogSink>(stderr_log_sink(VYRE_LOG_INFO));
-    loaded = load_plugin(plugin, sink);
+    loaded = load_plugin(request.plugin, sink);
   } catch (const Rejection& r) {
-    report("rejected\t" + report_field(r.reason));
-    return;
+    report.rejected(r.code, r.reason);
+    return false;
   }
-  report_summary(loaded.info);
-  if (mode == kVerifyModeCreate) check_create(loaded);
+  ::dlclose(extra_handle);  // the registry's handle keeps it loaded, as in a real load
+  report_summary(report, loaded.info);
+  if (request.mode == kVerifyModeCreate) check_create(report, loaded);
+  // As when a registry goes away: the library is unloaded (its static destructors run).
+  report.stage("unload");
+  loaded = LoadedPlugin{};
+  return true;
 }
 
 }  // namespace
 
-int run_verify_child(const char* plugin, std::string_view mode) noexcept {
-  prepare_process();
-  report("hello");
+int run_verify_child(const VerifyRequest& request) noexcept {
+  prepare_process(request.report_fd);
+  const Reporter report(request.report_fd);
+  report.line("hello");
   try {
-    verify(plugin, mode);
+    verify(report, request);
   } catch (const std::exception& e) {
-    report("rejected\t" + report_field(std::string("verification failed: ") + e.what()));
+    report.rejected(PluginRejection::invalid_plugin, std::string("verification failed: ") + e.what());
   } catch (...) {
-    report("rejected\tverification failed: a non-standard exception escaped the plugin");
+    report.rejected(PluginRejection::invalid_plugin,
+                    "verification failed: a non-standard exception escaped the plugin");
   }
-  report("done");
+  report.line("done\t" + request.nonce);
   return 0;
 }
 

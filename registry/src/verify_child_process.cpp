@@ -1,11 +1,14 @@
-// Spawning the verifier child (posix_spawn: safe in a multithreaded host) and watching it.
+// Spawning the verifier supervisor (posix_spawn: safe in a multithreaded host) and watching it.
 #include "verify_child_process.hpp"
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,11 +16,15 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <random>
 #include <utility>
 #include <vector>
 
+#include "hex.hpp"
 #include "verify_protocol.hpp"
-#include "vyre/plugin_verify.hpp"
 
 extern char** environ;
 
@@ -29,13 +36,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kOutputTailBytes = 4096;
 constexpr std::size_t kReportMaxBytes = 1u << 16;
-constexpr int kFirstPrivateFd = 10;  // parent-side pipe ends live above the child's 0..3
+constexpr int kFirstPrivateFd = 10;  // parent-side ends live above the child's 0..2
+constexpr int kLastChildFd = 255;    // the child's channels get numbers in (kFirstPrivateFd, this]
 constexpr auto kPollSlice = std::chrono::milliseconds(20);
-
-// Sanitizer runtimes in the child must let fatal signals through, so that the verdict names the
-// signal (otherwise ASan reports a SEGV and exits with status 1).
-constexpr const char* kAsanSignalOptions =
-    "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0";
+constexpr auto kStopGrace = std::chrono::seconds(5);  // for the supervisor to kill everything
 
 class Fd {
  public:
@@ -59,45 +63,82 @@ class Fd {
   int fd_ = -1;
 };
 
-struct Pipe {
-  Fd read;
-  Fd write;
+// The two ends of a pipe or socket pair: `ours` stays here, `theirs` goes to the child.
+struct Channel {
+  Fd ours;
+  Fd theirs;
 };
 
 std::string errno_text(const char* what, int error) {
   return fmt::format("{} failed: {}", what, std::strerror(error));
 }
 
-// A close-on-exec pipe whose ends are numbered >= kFirstPrivateFd (so that the child's dup2 onto
-// 1, 2 and 3 always copies, which also clears close-on-exec on the copy).
-std::string make_pipe(Pipe& out) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return errno_text("pipe2", errno);
-  Fd low_read(fds[0]);
-  Fd low_write(fds[1]);
-  out.read = Fd(::fcntl(fds[0], F_DUPFD_CLOEXEC, kFirstPrivateFd));
-  out.write = Fd(::fcntl(fds[1], F_DUPFD_CLOEXEC, kFirstPrivateFd));
-  if (out.read.get() < 0 || out.write.get() < 0) return errno_text("fcntl(F_DUPFD_CLOEXEC)", errno);
-  ::fcntl(out.read.get(), F_SETFL, O_NONBLOCK);
+// Close-on-exec descriptors numbered >= kFirstPrivateFd (so that the child's dup2 onto its own
+// numbers always copies, which also clears close-on-exec on the copy).
+std::string raise_ends(const int fds[2], Channel& out, bool ours_is_first) {
+  Fd low0(fds[0]);
+  Fd low1(fds[1]);
+  Fd first(::fcntl(fds[0], F_DUPFD_CLOEXEC, kFirstPrivateFd));
+  Fd second(::fcntl(fds[1], F_DUPFD_CLOEXEC, kFirstPrivateFd));
+  if (first.get() < 0 || second.get() < 0) return errno_text("fcntl(F_DUPFD_CLOEXEC)", errno);
+  out.ours = ours_is_first ? std::move(first) : std::move(second);
+  out.theirs = ours_is_first ? std::move(second) : std::move(first);
+  ::fcntl(out.ours.get(), F_SETFL, O_NONBLOCK);
   return {};
 }
 
-std::vector<std::string> child_environment() {
-  std::vector<std::string> env;
-  std::string asan_options;
-  const std::string verify_prefix = std::string(kVerifyChildEnv) + "=";
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    if (entry.starts_with(verify_prefix)) continue;
-    if (entry.starts_with("ASAN_OPTIONS=")) {
-      asan_options = std::string(entry.substr(13)) + ":";
-      continue;
-    }
-    env.emplace_back(entry);
+std::string make_pipe(Channel& out) {  // the child writes, we read
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return errno_text("pipe2", errno);
+  return raise_ends(fds, out, true);
+}
+
+std::string make_socket_pair(Channel& out) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return errno_text("socketpair", errno);
+  return raise_ends(fds, out, true);
+}
+
+std::string random_nonce(std::mt19937_64& random) {
+  std::string bytes(16, '\0');
+  for (char& b : bytes) b = static_cast<char>(random() & 0xff);
+  return hex_encode(bytes);
+}
+
+std::mt19937_64 seeded_random() {
+  std::seed_seq seed{static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()),
+                     static_cast<std::uint64_t>(::getpid())};
+  try {
+    std::random_device device;
+    std::seed_seq strong{device(), device(), device(), device(), device(), device(), device(), device()};
+    return std::mt19937_64(strong);
+  } catch (const std::exception&) {
+    return std::mt19937_64(seed);  // no entropy source: still unguessable by a plugin in advance
   }
-  env.push_back(verify_prefix + "1");
-  env.push_back("ASAN_OPTIONS=" + asan_options + kAsanSignalOptions);
-  return env;
+}
+
+// A descriptor number for the child that is none of `taken`.
+int pick_child_fd(std::mt19937_64& random, const std::vector<int>& taken) {
+  rlimit limit{};
+  int top = kLastChildFd;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    top = std::min<int>(top, static_cast<int>(limit.rlim_cur) - 1);
+  std::uniform_int_distribution<int> pick(kFirstPrivateFd, std::max(top, kFirstPrivateFd + 8));
+  while (true) {
+    const int fd = pick(random);
+    if (std::find(taken.begin(), taken.end(), fd) == taken.end()) return fd;
+  }
+}
+
+std::string write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return errno_text("writing the verifier request", errno);
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
@@ -105,6 +146,68 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   for (std::string& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
+}
+
+// This process's own argv, as the kernel recorded it.
+std::vector<std::string> own_argv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\0', start);
+    args.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return args;
+}
+
+// Whether `address` lies in the main executable (not in a shared library it loaded).
+bool in_main_executable(const void* address) {
+  struct Query {
+    std::uintptr_t address;
+    bool found = false;
+    bool first = true;
+  } query{reinterpret_cast<std::uintptr_t>(address)};
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) -> int {
+        auto* q = static_cast<Query*>(data);
+        if (!q->first) return 1;
+        q->first = false;  // the main program comes first
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD) continue;
+          const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+          if (q->address >= begin && q->address < begin + ph.p_memsz) q->found = true;
+        }
+        return 1;
+      },
+      &query);
+  return query.found;
+}
+
+// The program to run and its argv. Empty helper: this executable (the real path behind
+// /proc/self/exe, so that `ps` and valgrind show what runs) with this process's own argv, which is
+// only safe when the verifier hook is part of this executable (else the copy would run main()).
+struct Program {
+  std::filesystem::path path;
+  std::vector<std::string> argv;
+  std::string error;
+};
+
+Program program_for(const std::filesystem::path& helper) {
+  if (!helper.empty()) return {helper, {helper.string()}, {}};
+  if (!in_main_executable(reinterpret_cast<const void*>(&run_supervisor_if_requested)))
+    return {{}, {}, "this program cannot verify plugins itself (libvyre_registry is not linked into its "
+                    "executable). Fix: set PluginVerifyOptions::helper to a vyre tool (e.g. the `vyre` "
+                    "binary)"};
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec || !std::filesystem::is_regular_file(real, ec)) real = "/proc/self/exe";
+  std::vector<std::string> argv = own_argv();
+  if (argv.empty()) argv.push_back(real.string());
+  return {real, std::move(argv), {}};
 }
 
 // Owns the posix_spawn attribute objects.
@@ -123,13 +226,24 @@ struct SpawnSetup {
   SpawnSetup& operator=(const SpawnSetup&) = delete;
 };
 
-void configure(SpawnSetup& setup, const Pipe& report, const Pipe& output) {
+struct Watch {
+  pid_t pid = -1;
+  Channel control;
+  Channel report;
+  Channel output;
+  bool control_open = true;
+  bool report_open = true;
+  bool output_open = true;
+};
+
+void configure(SpawnSetup& setup, const Watch& w, int control_fd, int report_fd) {
   posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&setup.actions, output.write.get(), 1);
-  posix_spawn_file_actions_adddup2(&setup.actions, output.write.get(), 2);
-  posix_spawn_file_actions_adddup2(&setup.actions, report.write.get(), kVerifyReportFd);
-  // Its own process group (so a timeout kills whatever it started), no blocked signals, and the
-  // default action for the signals a host may have ignored or caught.
+  posix_spawn_file_actions_adddup2(&setup.actions, w.output.theirs.get(), 1);
+  posix_spawn_file_actions_adddup2(&setup.actions, w.output.theirs.get(), 2);
+  posix_spawn_file_actions_adddup2(&setup.actions, w.report.theirs.get(), report_fd);
+  posix_spawn_file_actions_adddup2(&setup.actions, w.control.theirs.get(), control_fd);
+  // Its own process group (a backstop: the supervisor normally kills everything itself), no
+  // blocked signals, and the default action for the signals a host may have ignored or caught.
   posix_spawnattr_setflags(&setup.attributes,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&setup.attributes, 0);
@@ -162,26 +276,20 @@ bool drain(int fd, std::string& into, std::size_t max, bool keep_tail) {
   }
 }
 
-struct Watch {
-  pid_t pid;
-  Pipe report;
-  Pipe output;
-  bool report_open = true;
-  bool output_open = true;
-};
+void drain_all(Watch& w, ChildOutcome& outcome) {
+  if (w.control_open) w.control_open = drain(w.control.ours.get(), outcome.supervisor, kReportMaxBytes, false);
+  if (w.report_open) w.report_open = drain(w.report.ours.get(), outcome.report, kReportMaxBytes, false);
+  if (w.output_open) w.output_open = drain(w.output.ours.get(), outcome.output, kOutputTailBytes, true);
+}
 
-void read_pipes(Watch& w, ChildOutcome& outcome, int wait_ms) {
-  std::array<pollfd, 2> fds{};
+void read_channels(Watch& w, ChildOutcome& outcome, int wait_ms) {
+  std::array<pollfd, 3> fds{};
   nfds_t count = 0;
-  if (w.report_open) fds[count++] = {w.report.read.get(), POLLIN, 0};
-  if (w.output_open) fds[count++] = {w.output.read.get(), POLLIN, 0};
-  if (count == 0) {
-    ::poll(nullptr, 0, wait_ms);
-    return;
-  }
-  if (::poll(fds.data(), count, wait_ms) <= 0) return;
-  if (w.report_open) w.report_open = drain(w.report.read.get(), outcome.report, kReportMaxBytes, false);
-  if (w.output_open) w.output_open = drain(w.output.read.get(), outcome.output, kOutputTailBytes, true);
+  if (w.control_open) fds[count++] = {w.control.ours.get(), POLLIN, 0};
+  if (w.report_open) fds[count++] = {w.report.ours.get(), POLLIN, 0};
+  if (w.output_open) fds[count++] = {w.output.ours.get(), POLLIN, 0};
+  if (::poll(count ? fds.data() : nullptr, count, wait_ms) <= 0) return;
+  drain_all(w, outcome);
 }
 
 // Whether the child has exited (without reaping it, so that its pid, which is also its process
@@ -210,67 +318,66 @@ void reap(pid_t pid, ChildOutcome& outcome) {
 
 void watch(Watch& w, ChildOutcome& outcome, std::chrono::milliseconds timeout) {
   const Clock::time_point deadline = Clock::now() + timeout;
+  std::optional<Clock::time_point> backstop;
   while (!has_exited(w.pid)) {
     const Clock::time_point now = Clock::now();
-    if (now >= deadline) {
+    if (!backstop && now >= deadline) {
       outcome.timed_out = true;
-      break;
+      ::shutdown(w.control.ours.get(), SHUT_WR);  // "stop": the supervisor kills the tree and exits
+      backstop = now + kStopGrace;
     }
+    if (backstop && now >= *backstop) break;  // it did not finish: its process group goes below
     // Rounded up: a truncated wait would give up to a millisecond before the deadline.
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
-    read_pipes(w, outcome, static_cast<int>(std::min(left, std::chrono::milliseconds(kPollSlice)).count()));
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(backstop.value_or(deadline) - now);
+    read_channels(w, outcome, static_cast<int>(std::min(left, std::chrono::milliseconds(kPollSlice)).count()));
   }
-  ::kill(-w.pid, SIGKILL);  // the child on timeout, and anything it left running in its group
+  ::kill(-w.pid, SIGKILL);  // normally empty by now; the supervisor itself, if it is stuck
   ::kill(w.pid, SIGKILL);
   reap(w.pid, outcome);
-  if (w.report_open) drain(w.report.read.get(), outcome.report, kReportMaxBytes, false);
-  if (w.output_open) drain(w.output.read.get(), outcome.output, kOutputTailBytes, true);
+  drain_all(w, outcome);
   if (outcome.output.size() > kOutputTailBytes)
     outcome.output.erase(0, outcome.output.size() - kOutputTailBytes);
-}
-
-// The program to run: the real path behind /proc/self/exe when it still exists (so that `ps`
-// shows what runs, and valgrind, which reports the traced program for that link, execs it too).
-std::filesystem::path resolve_helper(const std::filesystem::path& helper) {
-  if (helper != "/proc/self/exe") return helper;
-  std::error_code ec;
-  const std::filesystem::path real = std::filesystem::read_symlink(helper, ec);
-  if (ec || !std::filesystem::is_regular_file(real, ec)) return helper;
-  return real;
 }
 
 ChildOutcome spawn_and_watch(const std::filesystem::path& helper, const std::filesystem::path& plugin,
                              const std::string& mode, std::chrono::milliseconds timeout) {
   ChildOutcome outcome;
-  Watch w{-1, {}, {}};
-  if (std::string e = make_pipe(w.report); !e.empty()) return {e, {}, {}, false, 0, 0};
-  if (std::string e = make_pipe(w.output); !e.empty()) return {e, {}, {}, false, 0, 0};
+  Program program = program_for(helper);
+  if (!program.error.empty()) return ChildOutcome{program.error, {}, {}, {}, {}, false, 0, 0};
+  Watch w;
+  for (std::string e : {make_socket_pair(w.control), make_pipe(w.report), make_pipe(w.output)})
+    if (!e.empty()) return ChildOutcome{e, {}, {}, {}, {}, false, 0, 0};
+  std::mt19937_64 random = seeded_random();
+  std::vector<int> taken = {w.control.theirs.get(), w.report.theirs.get(), w.output.theirs.get()};
+  const int report_fd = pick_child_fd(random, taken);
+  taken.push_back(report_fd);
+  const int control_fd = pick_child_fd(random, taken);
+  outcome.nonce = random_nonce(random);
+  const VerifyRequest request{outcome.nonce, mode, report_fd, plugin.string()};
+  if (std::string e = write_all(w.control.ours.get(), encode_request(request)); !e.empty())
+    return ChildOutcome{e, {}, {}, {}, {}, false, 0, 0};
   SpawnSetup setup;
-  configure(setup, w.report, w.output);
-  const std::filesystem::path program = resolve_helper(helper);
-  std::vector<std::string> args = {program.string(), std::string(kPluginVerifyChildMarker),
-                                   plugin.string(), mode};
-  std::vector<std::string> env = child_environment();
-  std::vector<char*> argv = pointers(args);
-  std::vector<char*> envp = pointers(env);
-  const int error = ::posix_spawn(&w.pid, program.c_str(), &setup.actions, &setup.attributes,
-                                  argv.data(), envp.data());
+  configure(setup, w, control_fd, report_fd);
+  std::vector<char*> argv = pointers(program.argv);
+  const int error = ::posix_spawn(&w.pid, program.path.c_str(), &setup.actions, &setup.attributes,
+                                  argv.data(), environ);
   if (error != 0) {
-    outcome.spawn_error = fmt::format("cannot start the verifier child {}: {}. Fix: check that it "
-                                      "exists and is executable",
-                                      program.string(), std::strerror(error));
+    outcome.spawn_error = fmt::format("cannot start the plugin verifier {}: {}. Fix: check that it exists "
+                                      "and is executable",
+                                      program.path.string(), std::strerror(error));
     return outcome;
   }
-  w.report.write.reset();  // only the child writes; EOF once it and its descendants are gone
-  w.output.write.reset();
+  w.control.theirs.reset();  // only the supervisor holds the other ends now
+  w.report.theirs.reset();
+  w.output.theirs.reset();
   watch(w, outcome, timeout);
   return outcome;
 }
 
 }  // namespace
 
-ChildOutcome run_verifier_child(const std::filesystem::path& helper, const std::filesystem::path& plugin,
-                                const std::string& mode, std::chrono::milliseconds timeout) noexcept {
+ChildOutcome run_verifier(const std::filesystem::path& helper, const std::filesystem::path& plugin,
+                          const std::string& mode, std::chrono::milliseconds timeout) noexcept {
   try {
     return spawn_and_watch(helper, plugin, mode, timeout);
   } catch (const std::exception& e) {

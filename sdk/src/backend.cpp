@@ -135,7 +135,7 @@ void check_call(const vyre_backend_fns& fns, vyre_status status, vyre_error* err
     return;
   }
   std::string message;
-  if (error != nullptr && abi::struct_size_of(error) >= abi::v1_size<vyre_error>() &&
+  if (error != nullptr && abi::struct_size_of(error) >= abi::min_size<vyre_error>() &&
       error->message != nullptr)
     message = error->message;
   fns.error_release(error);
@@ -179,7 +179,7 @@ Backend Backend::create(const vyre_backend_fns* fns, std::shared_ptr<void> keep_
   if (fns == nullptr)
     fail(VYRE_ERR_INVALID_ARGUMENT, "Backend::create: the function table is NULL",
          "pass the vyre_backend_fns a plugin registered");
-  abi::require_v1_size<vyre_backend_fns>(fns->struct_size, "vyre_backend_fns");
+  abi::require_min_size<vyre_backend_fns>(fns->struct_size, "vyre_backend_fns");
   auto state = std::make_shared<detail::InstanceState>();
   state->keep_alive = std::move(keep_alive);
   state->fns = fns;

@@ -58,6 +58,7 @@ std::string_view status_name(vyre_status code) {
     case VYRE_ERR_NOT_FOUND: return "not_found";
     case VYRE_ERR_TIMEOUT: return "timeout";
     case VYRE_ERR_INTERNAL: return "internal";
+    case VYRE_ERR_CANCELLED: return "cancelled";
     default: return "unknown";
   }
 }

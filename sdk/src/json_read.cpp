@@ -547,9 +547,10 @@ class Converter {
   }
 
   void fma(const bj::object& o, const std::string& path, std::uint32_t depth, Expr& e) {
-    const bj::array& operands = array(at(o, "fma"), join(path, "fma"), "the three fma operands");
+    const std::string fma_path = join(path, "fma");
+    const bj::array& operands = array(at(o, "fma"), fma_path, "the three fma operands");
     if (operands.size() != 3)
-      error(join(path, "fma"), fmt::format("has {} operands", operands.size()), "write [a, b, c] for a*b+c");
+      error(fma_path, fmt::format("has {} operands", operands.size()), "write [a, b, c] for a*b+c");
     for (std::size_t i = 0; i < 3; ++i)
       e.args.push_back(expr(operands[i], index_path(path, "fma", i), depth + 1));
   }

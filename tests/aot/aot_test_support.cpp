@@ -100,7 +100,7 @@ std::vector<fs::path> example_programs() {
   return paths;
 }
 
-std::vector<vyre::kit::AotFile> emit_in_process(const vyre::Program& program, const vyre::DispatchConfig& config,
+std::vector<vyre::AotFile> emit_in_process(const vyre::Program& program, const vyre::DispatchConfig& config,
                                                 std::optional<std::string> target,
                                                 const std::vector<std::uint8_t>& weights) {
   vyre::kit::AotRequest request;
@@ -112,11 +112,11 @@ std::vector<vyre::kit::AotFile> emit_in_process(const vyre::Program& program, co
   return vyre::cuda::aot::emit_aot_bundle(request, std::nullopt);
 }
 
-void write_files(const std::vector<vyre::kit::AotFile>& files, const fs::path& dir) {
+void write_files(const std::vector<vyre::AotFile>& files, const fs::path& dir) {
   for (const auto& file : files) write_bytes(dir / file.name, file.data);
 }
 
-const vyre::kit::AotFile* find_file(const std::vector<vyre::kit::AotFile>& files, const std::string& name) {
+const vyre::AotFile* find_file(const std::vector<vyre::AotFile>& files, const std::string& name) {
   for (const auto& file : files)
     if (file.name == name) return &file;
   return nullptr;

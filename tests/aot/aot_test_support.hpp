@@ -44,11 +44,11 @@ void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes);
 std::vector<fs::path> example_programs();
 
 // The bundle files for `program` from the CUDA emitter, in process.
-std::vector<vyre::kit::AotFile> emit_in_process(const vyre::Program& program, const vyre::DispatchConfig& config = {},
+std::vector<vyre::AotFile> emit_in_process(const vyre::Program& program, const vyre::DispatchConfig& config = {},
                                                 std::optional<std::string> target = std::nullopt,
                                                 const std::vector<std::uint8_t>& weights = {});
-void write_files(const std::vector<vyre::kit::AotFile>& files, const fs::path& dir);
-const vyre::kit::AotFile* find_file(const std::vector<vyre::kit::AotFile>& files, const std::string& name);
+void write_files(const std::vector<vyre::AotFile>& files, const fs::path& dir);
+const vyre::AotFile* find_file(const std::vector<vyre::AotFile>& files, const std::string& name);
 
 // Deterministic bytes for every host input of `program` (declaration order), sized by its counts:
 // integers are random words, floats random finite normal values.

@@ -218,7 +218,7 @@ TEST_CASE("vyre-aot bundles weights and the geometry options") {
 }
 
 // Emit `program` in process with VYRE_PTXAS set to `ptxas`, restoring the variable after.
-std::vector<vyre::kit::AotFile> emit_with_ptxas(const vyre::Program& program, const char* ptxas) {
+std::vector<vyre::AotFile> emit_with_ptxas(const vyre::Program& program, const char* ptxas) {
   const char* saved = std::getenv("VYRE_PTXAS");
   const std::string previous = saved != nullptr ? saved : "";
   setenv("VYRE_PTXAS", ptxas, 1);
@@ -250,7 +250,7 @@ TEST_CASE("a bundle without ptxas carries only PTX and says why") {
 
 TEST_CASE("the emitter chooses the requested target, else the instance's, else sm_90") {
   const vyre::Program program = vyre::load_program_file(fs::path(VYRE_SOURCE_DIR) / "examples" / "xor.json");
-  const auto target_of = [](const std::vector<vyre::kit::AotFile>& files) {
+  const auto target_of = [](const std::vector<vyre::AotFile>& files) {
     const auto* m = aot_test::find_file(files, "manifest.json");
     return vyre_launch::parse_manifest(std::string(m->data.begin(), m->data.end()), "m").target;
   };

@@ -35,7 +35,7 @@ vyre::Program example(const std::string& name) {
   return vyre::load_program_file(fs::path(VYRE_SOURCE_DIR) / "examples" / (name + ".json"));
 }
 
-std::string manifest_text(const std::vector<vyre::kit::AotFile>& files) {
+std::string manifest_text(const std::vector<vyre::AotFile>& files) {
   const auto* m = aot_test::find_file(files, "manifest.json");
   REQUIRE(m != nullptr);
   return std::string(m->data.begin(), m->data.end());

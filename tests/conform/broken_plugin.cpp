@@ -42,7 +42,7 @@ void break_word(Breakage breakage, vyre::Type element, std::byte* p) {
   std::memcpy(p, &bits, 4);
 }
 
-class BrokenBackend : public vyre::kit::Backend {
+class BrokenBackend : public vyre::kit::BackendImpl {
  public:
   explicit BrokenBackend(vyre::host::Backend reference) : reference_(std::move(reference)) {}
 
@@ -73,7 +73,7 @@ class BrokenBackend : public vyre::kit::Backend {
   vyre::host::Backend reference_;
 };
 
-std::unique_ptr<vyre::kit::Backend> create_broken(const vyre::kit::CreateOptions&) {
+std::unique_ptr<vyre::kit::BackendImpl> create_broken(const vyre::CreateOptions&) {
   void* lib = ::dlopen(VYRE_BROKEN_REFERENCE_PATH, RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     vyre::fail(VYRE_ERR_NO_DEVICE, std::string("broken_ref cannot load the reference plugin: ") + ::dlerror(),

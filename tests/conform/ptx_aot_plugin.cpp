@@ -8,10 +8,10 @@
 
 namespace {
 
-std::vector<vyre::kit::AotFile> emit(vyre::kit::Backend*, const vyre::kit::AotRequest& request) {
+std::vector<vyre::AotFile> emit(vyre::kit::BackendImpl*, const vyre::kit::AotRequest& request) {
   const vyre::cuda::Target target = vyre::cuda::parse_target(request.target.value_or("sm_90"));
   const vyre::cuda::LoweredProgram lowered = vyre::cuda::lower(request.program, target);
-  return {vyre::kit::AotFile{"kernel.ptx", std::vector<std::uint8_t>(lowered.ptx.begin(), lowered.ptx.end())}};
+  return {vyre::AotFile{"kernel.ptx", std::vector<std::uint8_t>(lowered.ptx.begin(), lowered.ptx.end())}};
 }
 
 const vyre::kit::PluginSpec& spec() {
@@ -22,7 +22,7 @@ const vyre::kit::PluginSpec& spec() {
     p.rank = 995;
     p.capabilities = VYRE_CAP_AOT;
     p.op_ids = vyre::cuda::lowered_ops(vyre::cuda::Target{90});
-    p.create = [](const vyre::kit::CreateOptions&) -> std::unique_ptr<vyre::kit::Backend> {
+    p.create = [](const vyre::CreateOptions&) -> std::unique_ptr<vyre::kit::BackendImpl> {
       vyre::fail(VYRE_ERR_NO_DEVICE, "ptx_aot only emits PTX", "use it with vyre-conform --offline");
     };
     p.aot_emit = emit;

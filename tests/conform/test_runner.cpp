@@ -10,13 +10,33 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "vyre/certificate.hpp"
+#include "vyre/certificate_trust.hpp"
 #include "vyre/conform/runner.hpp"
 #include "vyre/fingerprint.hpp"
+#include "vyre/signing.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// The signing key and trusted keys of this test program: never the user's (~/.config/vyre).
+const fs::path kKeyHome = fs::temp_directory_path() / ("vyre-conform-test-keys-" + std::to_string(::getpid()));
+const fs::path kSigningKey = kKeyHome / "keys" / "signing.pem";
+const fs::path kTrustedKeys = kKeyHome / "trusted";
+const bool kKeyEnvironment = [] {
+  ::setenv("VYRE_SIGNING_KEY", kSigningKey.c_str(), 1);
+  ::setenv("VYRE_TRUSTED_KEYS", kTrustedKeys.c_str(), 1);
+  return true;
+}();
+struct RemoveKeys {
+  ~RemoveKeys() {
+    std::error_code ec;
+    fs::remove_all(kKeyHome, ec);
+  }
+} remove_keys;
 
 struct Result {
   int status = 0;
@@ -164,12 +184,56 @@ TEST_CASE("the same seed reproduces the same certificate, timestamps aside") {
   run(with(with(base_args(b), ops), {"--jobs", "1"}));
   vyre::Certificate ca = vyre::read_certificate(a / "broken_ref-cpu.json");
   vyre::Certificate cb = vyre::read_certificate(b / "broken_ref-cpu.json");
+  REQUIRE(ca.signature);
+  REQUIRE(cb.signature);
+  CHECK(ca.signature->key_id == cb.signature->key_id);
   ca.timestamp = cb.timestamp = "";
+  ca.signature.reset();  // they sign the timestamps too
+  cb.signature.reset();
   CHECK(ca == cb);
   CHECK(ca.witness_cases > 0);
   CHECK(ca.random_cases > 0);
   fs::remove_all(a);
   fs::remove_all(b);
+}
+
+TEST_CASE("certificates are signed with a key created on first use, owner-only, and trusted here") {
+  const fs::path out = temp_dir("signed");
+  const fs::path key_dir = temp_dir("own-key");
+  const fs::path key = key_dir / "keys" / "conform.pem";
+  const fs::path trusted = key_dir / "trusted";
+  const auto args = with(base_args(out), {"--ops", "bin.add.u32", "--signing-key", key.string(), "--trusted-keys",
+                                          trusted.string()});
+  const Result first = run(args);
+  CHECK(first.status == 0);
+  CHECK(first.out.find("created the signing key " + key.string()) != std::string::npos);
+  struct stat st {};
+  REQUIRE(::stat(key.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  const vyre::PublicKey pub = vyre::read_public_key(vyre::public_key_file_for(key));
+  const vyre::TrustedKeys trust = vyre::load_trusted_keys(trusted);
+  REQUIRE(trust.keys.size() == 1);
+  CHECK(trust.keys[0].key == pub);
+
+  const vyre::Certificate c = vyre::read_certificate(out / "broken_ref-cpu.json");
+  REQUIRE(c.signature);
+  CHECK(c.signature->key_id == pub.id());
+  CHECK_FALSE(vyre::signature_problem(c, trust));
+  CHECK(first.out.find("signed by key " + pub.id().substr(0, 16)) != std::string::npos);
+
+  const Result second = run(args);  // the same key again, nothing created
+  CHECK(second.out.find("created the signing key") == std::string::npos);
+  CHECK(vyre::read_certificate(out / "broken_ref-cpu.json").signature->key_id == pub.id());
+
+  // A key file others can read is refused: no certificate is written with it.
+  ::chmod(key.c_str(), 0644);
+  fs::remove_all(out);
+  const Result refused = run(args);
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("chmod 600") != std::string::npos);
+  CHECK_FALSE(fs::exists(out / "broken_ref-cpu.json"));
+  fs::remove_all(out);
+  fs::remove_all(key_dir);
 }
 
 TEST_CASE("usage errors exit 2, unknown ops and backends included") {
@@ -185,7 +249,7 @@ TEST_CASE("usage errors exit 2, unknown ops and backends included") {
 
 TEST_CASE("the executable exits 0 when everything passes and never certifies the oracle implicitly") {
   const fs::path out = temp_dir("exe");
-  const std::string exe = std::string(VYRE_BINARY_DIR) + "/bin/vyre-conform";
+  const std::string exe = std::string(VYRE_BINARY_DIR) + "/bin/vyre-conform";  // keys: kKeyEnvironment
   const std::string pass = exe + " --backend reference_cpu --ops 'bin.*.u32' --ops 'node.*' --cases 64 --jobs 2 --out " +
                            out.string() + " > /dev/null";
   CHECK(std::system(pass.c_str()) == 0);

@@ -63,7 +63,7 @@ vyre::Program elementwise(vyre::Type in_a, std::optional<vyre::Type> in_b, vyre:
 
 const vyre_backend_info& plugin_info() { return plugin().info; }
 
-vyre::host::Backend make_backend(const vyre::host::CreateOptions& options) {
+vyre::host::Backend make_backend(const vyre::CreateOptions& options) {
   return vyre::host::Backend::create(plugin().info.fns, plugin().library, options, "reference_cpu");
 }
 

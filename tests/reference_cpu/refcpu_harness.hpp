@@ -21,7 +21,7 @@ namespace refcpu_test {
 const vyre_backend_info& plugin_info();
 
 // A fresh instance (default: the machine's worker count, forward order).
-vyre::host::Backend make_backend(const vyre::host::CreateOptions& options = {});
+vyre::host::Backend make_backend(const vyre::CreateOptions& options = {});
 // One shared default instance.
 const vyre::host::Backend& backend();
 

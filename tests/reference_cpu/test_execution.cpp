@@ -198,7 +198,7 @@ TEST_CASE("workgroup memory is zero at the start of every workgroup") {
   b.barrier();
   b.store(vyre::Buf{"local"}, lid, workgroup_id(0) + u32(1));
   for (std::uint32_t workers : {1u, 2u}) {
-    vyre::host::CreateOptions options;
+    vyre::CreateOptions options;
     options.worker_threads = workers;
     auto be = make_backend(options);
     auto out = be.dispatch(be.compile(b.build()), {}, grid(1024));
@@ -244,7 +244,7 @@ TEST_CASE("a divergent barrier is VYRE_ERR_EXECUTION and writes no output byte")
   auto many_out = many.buffer("out", Access::Output, Type::U32, 512 * 64);
   many.store(many_out, invocation_id(0), u32(1));
   many.if_(logical_and(eq(workgroup_id(0), u32(300)), lt(local_id(0), u32(5))), [&] { many.barrier(); });
-  vyre::host::CreateOptions two;
+  vyre::CreateOptions two;
   two.worker_threads = 2;
   auto be = make_backend(two);
   std::vector<vyre::host::ByteVector> many_outputs = {vyre::host::ByteVector(512 * 64 * 4, std::byte{0xEE})};
@@ -281,7 +281,7 @@ TEST_CASE("grid_sync: a two-phase prefix sum over many workgroups") {
   std::vector<std::uint32_t> expected(n);
   std::inclusive_scan(data.begin(), data.end(), expected.begin());
   for (bool reverse : {false, true}) {
-    vyre::host::CreateOptions options;
+    vyre::CreateOptions options;
     options.reverse_workgroups = reverse;
     auto be = make_backend(options);
     std::vector<vyre::host::Bytes> inputs = {vyre::host::as_bytes(data)};
@@ -361,7 +361,7 @@ TEST_CASE("race-free programs give identical results in any workgroup order and 
   for (auto& d : data) d = rng();
   std::vector<std::vector<vyre::host::ByteVector>> results;
   for (auto [workers, reverse] : {std::pair{1u, false}, std::pair{2u, false}, std::pair{0u, true}}) {
-    vyre::host::CreateOptions options;
+    vyre::CreateOptions options;
     options.worker_threads = workers;
     options.reverse_workgroups = reverse;
     auto be = make_backend(options);
@@ -384,7 +384,7 @@ TEST_CASE("reverse workgroup order exposes an order-dependent program") {
   b.store(last, u32(0), workgroup_id(0));
   std::vector<std::uint32_t> seen;
   for (bool reverse : {false, true}) {
-    vyre::host::CreateOptions options;
+    vyre::CreateOptions options;
     options.worker_threads = 1;
     options.reverse_workgroups = reverse;
     auto be = make_backend(options);

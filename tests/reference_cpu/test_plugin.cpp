@@ -372,7 +372,7 @@ TEST_CASE("metrics count dispatches, workgroups and invocations; reset zeroes th
 }
 
 TEST_CASE("create options: device ordinal and memory budget") {
-  vyre::host::CreateOptions bad;
+  vyre::CreateOptions bad;
   bad.device_ordinal = 1;
   vyre_status code = VYRE_OK;
   try {
@@ -382,7 +382,7 @@ TEST_CASE("create options: device ordinal and memory budget") {
   }
   CHECK(code == VYRE_ERR_NO_DEVICE);
 
-  vyre::host::CreateOptions budget;
+  vyre::CreateOptions budget;
   budget.memory_budget_bytes = 1000;
   auto be = make_backend(budget);
   auto a = be.alloc(600);

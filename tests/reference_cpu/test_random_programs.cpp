@@ -56,9 +56,9 @@ Outcome run_on(const vyre::host::Backend& be, const vyre::Program& program,
 }  // namespace
 
 TEST_CASE("random valid programs run or fail only with VYRE_ERR_EXECUTION, deterministically") {
-  vyre::host::CreateOptions serial;
+  vyre::CreateOptions serial;
   serial.worker_threads = 1;
-  vyre::host::CreateOptions reverse;
+  vyre::CreateOptions reverse;
   reverse.reverse_workgroups = true;
   auto a = make_backend(serial);
   auto b = make_backend(serial);

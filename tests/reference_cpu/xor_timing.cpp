@@ -48,7 +48,7 @@ int main() {
   }
   std::vector<vyre::host::Bytes> inputs = {vyre::host::as_bytes(xs), vyre::host::as_bytes(ys)};
   for (std::uint32_t workers : {0u, 1u}) {
-    vyre::host::CreateOptions options;
+    vyre::CreateOptions options;
     options.worker_threads = workers;
     auto backend = refcpu_test::make_backend(options);
     auto program = backend.compile(b.build());

@@ -107,7 +107,7 @@ TEST_CASE_FIXTURE(Fixture, "resident buffers, resident dispatch (sync, async, ti
     CHECK(code_of([&] { backend.download(buffers[2], 8, 16); }) == VYRE_ERR_INVALID_ARGUMENT);
   }
   SUBCASE("timed") {
-    const host::Timing timing = backend.dispatch_resident_timed(program, bindings);
+    const vyre::Timing timing = backend.dispatch_resident_timed(program, bindings);
     CHECK(timing.wall_ns > 0);
     CHECK(words(backend.download(buffers[2], 0, 16)) == expected);
   }

@@ -11,6 +11,8 @@
 #include "test_support.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/certificate.hpp"
+#include "vyre/certificate_trust.hpp"
+#include "vyre/signing.hpp"
 #include "vyre/fingerprint.hpp"
 #include "vyre/ops.hpp"
 
@@ -27,6 +29,12 @@ std::string reason_for(const Registry& registry, std::string_view file) {
   for (const RejectedPlugin& r : registry.rejected())
     if (r.path.filename() == file) return r.reason;
   return "(not rejected)";
+}
+
+std::optional<PluginRejection> code_for(const Registry& registry, std::string_view file) {
+  for (const RejectedPlugin& r : registry.rejected())
+    if (r.path.filename() == file) return r.code;
+  return std::nullopt;
 }
 
 std::string message_of(auto&& fn) {
@@ -50,8 +58,9 @@ std::vector<std::uint32_t> run_xor(host::Backend& backend, const std::vector<std
 TEST_CASE("good plugins load in rank order; each bad one is rejected with its own reason") {
   LogRecorder log;
   auto registry = test_registry(&log);
-  CHECK(registry->ids() == std::vector<std::string>{"t_oracle", "t_nodev", "t_copy", "t_wide", "t_throws"});
+  CHECK(registry->ids() == std::vector<std::string>{"t_nodev", "t_copy", "t_wide", "t_throws", "t_oracle"});
   CHECK(registry->rejected().size() == 9);
+  CHECK(code_for(*registry, "libvyre_t_dup.so") == PluginRejection::duplicate_id);
 
   CHECK(reason_for(*registry, "libvyre_t_dup.so").find("duplicate id 't_copy'") != std::string::npos);
   CHECK(reason_for(*registry, "libvyre_t_badid.so").find("invalid id 'Bad-Id'") != std::string::npos);
@@ -153,7 +162,7 @@ TEST_CASE("explicit ids must succeed or fail loudly; probe reports why create fa
   host::Backend wide = registry->create("t_wide");
   CHECK(wide.label() == "t_wide");
   const std::string missing = message_of([&] { registry->create("t_missing"); });
-  CHECK(missing.find("available: t_oracle, t_nodev, t_copy, t_wide, t_throws") != std::string::npos);
+  CHECK(missing.find("available: t_nodev, t_copy, t_wide, t_throws, t_oracle") != std::string::npos);
   CHECK(missing.find("Fix: ") != std::string::npos);
   CHECK(code_of([&] { registry->create("t_nodev"); }) == VYRE_ERR_NO_DEVICE);
   CHECK_FALSE(registry->probe("t_copy").has_value());
@@ -247,18 +256,23 @@ Certificate certificate_for(const PluginInfo& plugin, host::Backend& backend,
 }  // namespace
 
 TEST_CASE("with certificates in force, routing goes only by accepted certificates") {
-  const std::filesystem::path dir =
+  const std::filesystem::path root =
       std::filesystem::temp_directory_path() / fmt::format("vyre-certs-{}", ::getpid());
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(root);
+  const std::filesystem::path dir = root / "certs";
+  const std::filesystem::path trusted = root / "trusted";
+  const SigningKey key = SigningKey::generate();
+  write_public_key(key.public_key(), trusted / "conform.pem");
+  Certificate xor_certificate;
   {
     auto plain = test_registry();
     host::Backend copy = plain->backend("t_copy");
-    write_certificate(
-        certificate_for(*plain->find("t_copy"), copy, ops_used(binary_program(BinOp::Xor, 8))),
-        dir);
+    xor_certificate = certificate_for(*plain->find("t_copy"), copy, ops_used(binary_program(BinOp::Xor, 8)));
+    sign_certificate(xor_certificate, key);
+    write_certificate(xor_certificate, dir);
   }
   LogRecorder log;
-  auto registry = test_registry(&log, false, dir);
+  auto registry = test_registry(&log, false, dir, trusted);
   REQUIRE(registry->certificates_enabled());
   // t_copy's certificate covers xor: it routes there, by its certificate.
   Route xor_route = registry->route(binary_program(BinOp::Xor, 8));
@@ -269,19 +283,41 @@ TEST_CASE("with certificates in force, routing goes only by accepted certificate
   CHECK(registry->route(binary_program(BinOp::Add, 8)).plugin->id == "t_oracle");
   CHECK(log.contains("backend 't_wide' has no accepted certificate"));
 
-  SUBCASE("a certificate of another plugin file is rejected") {
-    // Tamper-proofing of the file itself is the certificate reader's test; here the subject
-    // changes: the same certificate no longer matches once its recorded SHA-256 differs.
-    Certificate c = read_certificate(dir / std::filesystem::directory_iterator(dir)->path().filename());
-    c.plugin_sha256 = std::string(64, '0');
+  // Each way a certificate can be wrong leaves t_copy without certified ops, logged with its code.
+  auto routed_by = [&](const Certificate& c, const std::string& code) {
     std::filesystem::remove_all(dir);
     write_certificate(c, dir);
     LogRecorder log2;
-    auto other = test_registry(&log2, false, dir);
-    CHECK(other->route(binary_program(BinOp::Xor, 8)).plugin->id == "t_oracle");
-    CHECK(log2.contains("no accepted certificate"));
+    auto other = test_registry(&log2, false, dir, trusted);
+    const std::string id = other->route(binary_program(BinOp::Xor, 8)).plugin->id;
+    INFO(log2.all());
+    CHECK(log2.contains("ignored for 't_copy' [" + code + "]"));
+    return id;
+  };
+  SUBCASE("a certificate of another plugin file (its SHA-256, re-signed by the trusted key)") {
+    Certificate c = xor_certificate;
+    c.plugin_sha256 = std::string(64, '0');
+    sign_certificate(c, key);
+    CHECK(routed_by(c, "other_plugin") == "t_oracle");
   }
-  std::filesystem::remove_all(dir);
+  SUBCASE("the loaded file's SHA-256 written into another plugin's certificate (not re-signed)") {
+    Certificate c = xor_certificate;
+    c.plugin_sha256 = std::string(64, '0');
+    sign_certificate(c, key);
+    c.plugin_sha256 = xor_certificate.plugin_sha256;
+    CHECK(routed_by(c, "bad_signature") == "t_oracle");
+  }
+  SUBCASE("signed by a key that is not trusted") {
+    Certificate c = xor_certificate;
+    sign_certificate(c, SigningKey::generate());
+    CHECK(routed_by(c, "untrusted_key") == "t_oracle");
+  }
+  SUBCASE("not signed") {
+    Certificate c = xor_certificate;
+    c.signature.reset();
+    CHECK(routed_by(c, "not_signed") == "t_oracle");
+  }
+  std::filesystem::remove_all(root);
 }
 
 TEST_CASE("plugin log messages reach the registry's sink with the plugin id") {

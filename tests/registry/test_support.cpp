@@ -29,14 +29,21 @@ std::string LogRecorder::all() {
 }
 
 std::unique_ptr<Registry> test_registry(LogRecorder* log, bool use_environment,
-                                        std::optional<std::filesystem::path> certificate_dir) {
+                                        std::optional<std::filesystem::path> certificate_dir,
+                                        std::optional<std::filesystem::path> trusted_keys) {
   RegistryOptions options;
   options.certificate_dir = std::move(certificate_dir);
+  options.trusted_keys_dir = std::move(trusted_keys);
   options.plugin_dirs = {VYRE_TEST_PLUGIN_DIR};
   options.use_environment = use_environment;
   options.use_default_dirs = false;
+  options.reference_oracle = test_oracle_file();
   if (log) options.log = log->sink();
   return std::make_unique<Registry>(options);
+}
+
+std::filesystem::path test_oracle_file() {
+  return std::filesystem::path(VYRE_TEST_PLUGIN_DIR) / "libvyre_t_oracle.so";
 }
 
 Program binary_program(BinOp op, std::uint32_t count) {
@@ -72,21 +79,6 @@ std::vector<std::byte> bytes_of(const std::vector<std::uint32_t>& words) {
   std::vector<std::byte> out(words.size() * 4);
   if (!out.empty()) std::memcpy(out.data(), words.data(), out.size());
   return out;
-}
-
-ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
-  if (const char* old = std::getenv(name)) old_ = old;
-  if (value)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-}
-
-ScopedEnv::~ScopedEnv() {
-  if (old_)
-    setenv(name_.c_str(), old_->c_str(), 1);
-  else
-    unsetenv(name_.c_str());
 }
 
 }  // namespace vyre::testing

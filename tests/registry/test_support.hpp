@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/scoped_env.hpp"
 #include "vyre/error.hpp"
 #include "vyre/registry.hpp"
 
@@ -23,9 +24,15 @@ struct LogRecorder {
   std::string all();
 };
 
-// A registry over the test plugins only (no environment, no default directories).
+// t_oracle's file: the tests' registries pin it as the reference oracle.
+std::filesystem::path test_oracle_file();
+
+// A registry over the test plugins only (no environment, no default directories), with t_oracle
+// pinned as the reference oracle.
+// With a certificate directory, `trusted_keys` is the trusted-keys directory.
 std::unique_ptr<Registry> test_registry(LogRecorder* log = nullptr, bool use_environment = false,
-                                        std::optional<std::filesystem::path> certificate_dir = {});
+                                        std::optional<std::filesystem::path> certificate_dir = {},
+                                        std::optional<std::filesystem::path> trusted_keys = {});
 
 // out[i] = a[i] <op> b[i] over `count` u32 elements (a and b runtime-sized, out fixed).
 // op: BinOp::Xor (t_copy and up), Add (t_wide, t_oracle), Sub (t_oracle only).
@@ -46,15 +53,6 @@ vyre_status code_of(auto&& fn) {
   return VYRE_OK;
 }
 
-// Scoped environment variable (restored on destruction).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value);
-  ~ScopedEnv();
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using ScopedEnv = vyre::test::ScopedEnv;
 
 }  // namespace vyre::testing

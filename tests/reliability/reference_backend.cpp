@@ -9,7 +9,7 @@ namespace vyre::fuzz {
 const host::Backend& reference_backend() {
   static const host::Backend backend = [] {
     Registry registry(test::build_plugin_options());
-    host::CreateOptions create;
+    vyre::CreateOptions create;
     create.worker_threads = 1;
     return registry.create("reference_cpu", create);  // keeps the library loaded after the registry
   }();

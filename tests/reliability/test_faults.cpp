@@ -24,7 +24,7 @@ using vyre::Type;
 
 vyre::Registry& registry() { return vyre::test::build_plugin_registry(); }
 
-vyre::host::Backend reference(const vyre::host::CreateOptions& options = {}) {
+vyre::host::Backend reference(const vyre::CreateOptions& options = {}) {
   return registry().create("reference_cpu", options);
 }
 
@@ -75,7 +75,7 @@ ByteVector bytes_of(const Words& w) {
 }  // namespace
 
 TEST_CASE("resident memory exhaustion is OUT_OF_MEMORY and leaves the other buffers intact") {
-  vyre::host::CreateOptions options;
+  vyre::CreateOptions options;
   options.memory_budget_bytes = 4096;
   vyre::host::Backend backend = reference(options);
   vyre::host::ResidentBuffer kept = backend.alloc(4000);

@@ -1,7 +1,10 @@
-// Hostile plugins: each one that crashes, aborts, hangs, exits or throws while loading,
-// registering or creating is reported by file with the signal, timeout or status and the stage,
-// by verify_plugin(), by the registry's verify_in_child mode and by `vyre plugins verify`; this
-// process (the host) survives all of it, and the well-behaved plugins load and run.
+// Hostile plugins: each one that crashes, aborts, hangs, exits, throws, forges its report, kills
+// its parent or leaves processes behind while loading, registering, creating or unloading is
+// reported by file with the signal, timeout or status, the stage and a rejection code, by
+// verify_plugin(), by the registry's verify_in_child mode and by `vyre plugins verify`; every
+// process it started is gone afterwards (setsid() and daemons included); the verifier looks like a
+// real load to the plugin; this process (the host) survives all of it, and the well-behaved
+// plugins load and run.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -17,11 +20,14 @@
 #include <string>
 #include <thread>
 
+#include "support/scoped_env.hpp"
 #include "vyre/plugin_verify.hpp"
 #include "vyre/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using vyre::PluginRejection;
+using vyre::test::ScopedEnv;
 using vyre::PluginVerdict;
 using vyre::PluginVerification;
 using vyre::PluginVerifyOptions;
@@ -30,7 +36,8 @@ namespace {
 
 // Crash or hang when loaded in-process: only ever verified in a child.
 const fs::path kHostileDir = VYRE_HOSTILE_PLUGIN_DIR;
-// Safe to load in-process: good, nodevice, throw_register (rejected by the loader) and garbage.
+// Safe to load in-process: good, nodevice, detect_verify, throw_register (rejected by the loader)
+// and garbage.
 const fs::path kSafeDir = VYRE_SAFE_PLUGIN_DIR;
 
 fs::path plugin(const std::string& kind) {
@@ -74,29 +81,26 @@ bool process_gone(long pid) {
   return false;
 }
 
-std::optional<long> recorded_pid(const fs::path& dir, const std::string& role) {
-  std::ifstream in(dir / ("hang_register." + role));
+std::optional<long> recorded_pid(const fs::path& dir, const std::string& kind, const std::string& role) {
+  std::ifstream in(dir / (kind + "." + role));
   long pid = 0;
   if (in >> pid) return pid;
   return std::nullopt;
 }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+// A fresh directory the hostile plugins write their pids (and what they saw) into.
+fs::path fresh_pid_dir() {
+  const fs::path pids = fs::path(VYRE_RELIABILITY_WORK_DIR) / "pids";
+  fs::remove_all(pids);
+  fs::create_directories(pids);
+  return pids;
+}
+
 
 }  // namespace
 
@@ -104,6 +108,7 @@ TEST_CASE("a plugin that segfaults in vyre_backend_register is reported with SIG
   const PluginVerification v = vyre::verify_plugin(plugin("segv_register"), options());
   INFO(describe(v));
   CHECK(v.verdict == PluginVerdict::Crashed);
+  CHECK(v.code == PluginRejection::crashed);
   CHECK(v.signal == SIGSEGV);
   CHECK(v.stage == "register");
   CHECK(contains(v.reason, "SIGSEGV"));
@@ -121,31 +126,100 @@ TEST_CASE("a plugin that aborts in vyre_backend_register is reported with SIGABR
 }
 
 TEST_CASE("a plugin that hangs in vyre_backend_register times out; it and its children are killed") {
-  const fs::path pids = fs::path(VYRE_RELIABILITY_WORK_DIR) / "pids";
-  fs::remove_all(pids);
-  fs::create_directories(pids);
+  for (const std::string kind : {"hang_register", "setsid_register"}) {
+    CAPTURE(kind);  // setsid_register's grandchild left the process group with setsid()
+    const fs::path pids = fresh_pid_dir();
+    ScopedEnv env("VYRE_HOSTILE_PID_DIR", pids.c_str());
+    const auto start = std::chrono::steady_clock::now();
+    const PluginVerification v = vyre::verify_plugin(plugin(kind), hang_options());
+    const auto took = std::chrono::steady_clock::now() - start;
+    INFO(describe(v));
+    CHECK(v.verdict == PluginVerdict::TimedOut);
+    CHECK(v.code == PluginRejection::timed_out);
+    CHECK(v.stage == "register");
+    CHECK(contains(v.reason, "1.5 s"));  // kHangTimeout
+    CHECK(v.killed == 1);                // the grandchild
+    CHECK(took >= kHangTimeout);
+    CHECK(took < 10s);
+    const std::optional<long> child = recorded_pid(pids, kind, "child");
+    const std::optional<long> grandchild = recorded_pid(pids, kind, "grandchild");
+    REQUIRE(child.has_value());
+    REQUIRE(grandchild.has_value());
+    CHECK(process_gone(*child));
+    CHECK(process_gone(*grandchild));
+  }
+}
+
+TEST_CASE("a plugin that leaves a daemon behind fails verification; the daemon is killed") {
+  const fs::path pids = fresh_pid_dir();
   ScopedEnv env("VYRE_HOSTILE_PID_DIR", pids.c_str());
-  const auto start = std::chrono::steady_clock::now();
-  const PluginVerification v = vyre::verify_plugin(plugin("hang_register"), hang_options());
-  const auto took = std::chrono::steady_clock::now() - start;
+  const PluginVerification v = vyre::verify_plugin(plugin("daemon_register"), options());
   INFO(describe(v));
-  CHECK(v.verdict == PluginVerdict::TimedOut);
-  CHECK(v.stage == "register");
-  CHECK(contains(v.reason, "1.5 s"));  // kHangTimeout
-  CHECK(took >= kHangTimeout);
-  CHECK(took < 10s);
-  const std::optional<long> child = recorded_pid(pids, "child");
-  const std::optional<long> grandchild = recorded_pid(pids, "grandchild");
+  CHECK(v.verdict == PluginVerdict::Lingered);
+  CHECK(v.code == PluginRejection::left_processes);
+  CHECK(v.killed == 1);
+  REQUIRE(v.summary.has_value());  // it registered fine: only what it left behind fails it
+  const std::optional<long> daemon = recorded_pid(pids, "daemon_register", "grandchild");
+  REQUIRE(daemon.has_value());
+  CHECK(process_gone(*daemon));
+}
+
+TEST_CASE("a plugin that kills the verifier's supervisor fails, and its own process is killed") {
+  const fs::path pids = fresh_pid_dir();
+  ScopedEnv env("VYRE_HOSTILE_PID_DIR", pids.c_str());
+  const PluginVerification v = vyre::verify_plugin(plugin("kill_parent"), options());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Crashed);
+  CHECK(v.code == PluginRejection::crashed);
+  CHECK(v.signal == SIGKILL);
+  CHECK(contains(v.reason, "supervisor"));
+  const std::optional<long> child = recorded_pid(pids, "kill_parent", "child");
   REQUIRE(child.has_value());
-  REQUIRE(grandchild.has_value());
   CHECK(process_gone(*child));
-  CHECK(process_gone(*grandchild));
+}
+
+TEST_CASE("a report that claims success does not pass a plugin that then crashes or exits") {
+  SUBCASE("then crashes: the signal decides") {
+    const PluginVerification v = vyre::verify_plugin(plugin("report_then_crash"), options());
+    INFO(describe(v));
+    CHECK(v.verdict == PluginVerdict::Crashed);
+    CHECK(v.code == PluginRejection::crashed);
+    CHECK(v.signal == SIGSEGV);
+  }
+  SUBCASE("then exits with status 0: the report lacks this run's nonce") {
+    const PluginVerification v = vyre::verify_plugin(plugin("report_then_exit"), options());
+    INFO(describe(v));
+    CHECK(v.verdict == PluginVerdict::Forged);
+    CHECK(v.code == PluginRejection::forged_report);
+  }
+}
+
+TEST_CASE("a crash while the library is unloaded fails verification at the unload stage") {
+  const PluginVerification v = vyre::verify_plugin(plugin("crash_unload"), options());
+  INFO(describe(v));
+  CHECK(v.verdict == PluginVerdict::Crashed);
+  CHECK(v.code == PluginRejection::crashed);
+  CHECK(v.signal == SIGSEGV);
+  CHECK(v.stage == "unload");
+}
+
+TEST_CASE("the verifier looks like a real load: the host's argv and environment, no marker") {
+  const fs::path pids = fresh_pid_dir();
+  ScopedEnv env("VYRE_HOSTILE_PID_DIR", pids.c_str());
+  const PluginVerification v = vyre::verify_plugin(plugin("detect_verify"), options(true));
+  INFO(describe(v));
+  CHECK(v.ok());  // it fails registration when it sees a sign of verification
+  CHECK(file_text(pids / "detect_verify.argv") == file_text("/proc/self/cmdline"));
+  std::string environment;
+  for (char** e = environ; *e != nullptr; ++e) environment += std::string(*e) + '\0';
+  CHECK(file_text(pids / "detect_verify.environ") == environment);
 }
 
 TEST_CASE("a plugin that exits in vyre_backend_register is reported with its exit status") {
   const PluginVerification v = vyre::verify_plugin(plugin("exit_register"), options());
   INFO(describe(v));
   CHECK(v.verdict == PluginVerdict::Exited);
+  CHECK(v.code == PluginRejection::exited);
   CHECK(v.exit_status == 3);
   CHECK(v.stage == "register");
   CHECK(contains(v.reason, "status 3"));
@@ -164,6 +238,7 @@ TEST_CASE("a plugin that throws across the C ABI is rejected, in a child and in-
   const PluginVerification v = vyre::verify_plugin(plugin("throw_register"), options());
   INFO(describe(v));
   CHECK(v.verdict == PluginVerdict::Rejected);
+  CHECK(v.code == PluginRejection::invalid_plugin);
   CHECK(contains(v.reason, "exception"));
 
   vyre::RegistryOptions options;
@@ -264,11 +339,11 @@ TEST_CASE("discover_plugin_files lists what a registry would load, without loadi
   options.use_environment = false;
   options.use_default_dirs = false;
   const std::vector<fs::path> files = vyre::discover_plugin_files(options);
-  CHECK(files.size() == 7 + 4);  // each file once
+  CHECK(files.size() == 13 + 5);  // each file once
   CHECK(files.front().filename() == "libvyre_h_abort_register.so");  // sorted within a directory
 }
 
-TEST_CASE("a registry with verify_in_child rejects hostile plugins and loads the rest") {
+TEST_CASE("a registry with verify_in_child rejects hostile plugins with codes and loads the rest") {
   vyre::RegistryOptions options;
   options.plugin_dirs = {kHostileDir, kSafeDir};
   options.use_environment = false;
@@ -276,26 +351,39 @@ TEST_CASE("a registry with verify_in_child rejects hostile plugins and loads the
   options.verify_in_child = true;
   options.verify = ::options(true, 3s);
   vyre::Registry registry(options);  // would crash or hang this process without verify_in_child
-  CHECK(registry.ids() == std::vector<std::string>{"h_good", "h_nodevice"});
+  CHECK(registry.ids() == std::vector<std::string>{"h_detect_verify", "h_good", "h_nodevice"});
+  std::map<std::string, PluginRejection> codes;
   std::map<std::string, std::string> reasons;
-  for (const vyre::RejectedPlugin& r : registry.rejected()) reasons[r.path.filename().string()] = r.reason;
-  CHECK(reasons.size() == 9);
-  CHECK(contains(reasons["libvyre_h_segv_register.so"], "SIGSEGV"));
-  CHECK(contains(reasons["libvyre_h_abort_register.so"], "SIGABRT"));
-  CHECK(contains(reasons["libvyre_h_hang_register.so"], "timeout"));
-  CHECK(contains(reasons["libvyre_h_exit_register.so"], "status 3"));
-  CHECK(contains(reasons["libvyre_h_crash_load.so"], "SIGSEGV"));
+  for (const vyre::RejectedPlugin& r : registry.rejected()) {
+    codes[r.path.filename().string()] = r.code;
+    reasons[r.path.filename().string()] = r.reason;
+  }
+  const std::map<std::string, PluginRejection> expected = {
+      {"libvyre_h_segv_register.so", PluginRejection::crashed},
+      {"libvyre_h_abort_register.so", PluginRejection::crashed},
+      {"libvyre_h_hang_register.so", PluginRejection::timed_out},
+      {"libvyre_h_setsid_register.so", PluginRejection::timed_out},
+      {"libvyre_h_exit_register.so", PluginRejection::exited},
+      {"libvyre_h_crash_load.so", PluginRejection::crashed},
+      {"libvyre_h_segv_create.so", PluginRejection::crashed},
+      {"libvyre_h_hang_create.so", PluginRejection::timed_out},
+      {"libvyre_h_report_then_crash.so", PluginRejection::crashed},
+      {"libvyre_h_report_then_exit.so", PluginRejection::forged_report},
+      {"libvyre_h_daemon_register.so", PluginRejection::left_processes},
+      {"libvyre_h_kill_parent.so", PluginRejection::crashed},
+      {"libvyre_h_crash_unload.so", PluginRejection::crashed},
+      {"libvyre_h_throw_register.so", PluginRejection::invalid_plugin},
+      {"libvyre_h_garbage.so", PluginRejection::invalid_plugin},
+  };
+  CHECK(codes == expected);
   CHECK(contains(reasons["libvyre_h_segv_create.so"], "create"));
-  CHECK(contains(reasons["libvyre_h_hang_create.so"], "timeout"));
-  CHECK(contains(reasons["libvyre_h_throw_register.so"], "exception"));
-  CHECK(contains(reasons["libvyre_h_garbage.so"], "cannot load"));
   vyre::host::Backend good = registry.create("h_good");  // the survivors work in-process
   CHECK(std::string(good.device_profile().name) == "hostile test device");
 }
 
-TEST_CASE("the registry verifies plugin files in parallel: two hanging plugins cost one timeout") {
+TEST_CASE("the registry verifies plugin files in parallel: hanging plugins cost one timeout") {
   vyre::RegistryOptions options;
-  options.plugin_dirs = {kHostileDir, kSafeDir};  // hang_register and hang_create both hang
+  options.plugin_dirs = {kHostileDir, kSafeDir};  // hang_register, setsid_register, hang_create hang
   options.use_environment = false;
   options.use_default_dirs = false;
   options.verify_in_child = true;
@@ -304,13 +392,12 @@ TEST_CASE("the registry verifies plugin files in parallel: two hanging plugins c
   const auto start = std::chrono::steady_clock::now();
   vyre::Registry registry(options);
   const auto took = std::chrono::steady_clock::now() - start;
-  CHECK(registry.ids() == std::vector<std::string>{"h_good", "h_nodevice"});
+  CHECK(registry.ids() == std::vector<std::string>{"h_detect_verify", "h_good", "h_nodevice"});
   CHECK(took >= kTimeout);
-  CHECK(took < 2 * kTimeout);  // one after the other they would take at least two timeouts
+  CHECK(took < 2 * kTimeout);  // one after the other they would take at least three timeouts
 }
 
-TEST_CASE("VYRE_VERIFY_PLUGINS=1 turns verification on for every registry that reads the environment") {
-  ScopedEnv verify("VYRE_VERIFY_PLUGINS", "1");
+TEST_CASE("VYRE_VERIFY_PLUGINS=1 verifies registration; =create also creates an instance") {
   ScopedEnv path("VYRE_PLUGIN_PATH", nullptr);
   ScopedEnv backend("VYRE_BACKEND", nullptr);
   ScopedEnv certs("VYRE_CERT_DIR", nullptr);
@@ -318,9 +405,32 @@ TEST_CASE("VYRE_VERIFY_PLUGINS=1 turns verification on for every registry that r
   options.plugin_dirs = {kHostileDir};
   options.use_default_dirs = false;
   options.verify.timeout = 3s;
-  vyre::Registry registry(options);
-  CHECK(registry.plugins().size() == 2);  // segv_create and hang_create register fine
-  CHECK(registry.rejected().size() == 5);
+  auto rejected_code = [](const vyre::Registry& registry, const std::string& file) -> std::optional<PluginRejection> {
+    for (const vyre::RejectedPlugin& r : registry.rejected())
+      if (r.path.filename() == file) return r.code;
+    return std::nullopt;
+  };
+  SUBCASE("1: the create-time crashes load (and would crash on first use)") {
+    ScopedEnv verify("VYRE_VERIFY_PLUGINS", "1");
+    vyre::Registry registry(options);
+    CHECK(registry.ids() == std::vector<std::string>{"h_hang_create", "h_segv_create"});
+    CHECK(registry.rejected().size() == 11);
+  }
+  SUBCASE("create: they are rejected too, with their codes") {
+    ScopedEnv verify("VYRE_VERIFY_PLUGINS", "create");
+    vyre::Registry registry(options);
+    CHECK(registry.plugins().empty());
+    CHECK(registry.rejected().size() == 13);
+    CHECK(rejected_code(registry, "libvyre_h_segv_create.so") == PluginRejection::crashed);
+    CHECK(rejected_code(registry, "libvyre_h_hang_create.so") == PluginRejection::timed_out);
+  }
+  SUBCASE("0 and unset: nothing is verified (so nothing hostile may be on the path)") {
+    ScopedEnv verify("VYRE_VERIFY_PLUGINS", "0");
+    vyre::RegistryOptions safe = options;
+    safe.plugin_dirs = {kSafeDir};
+    vyre::Registry registry(safe);
+    CHECK(registry.ids() == std::vector<std::string>{"h_detect_verify", "h_good", "h_nodevice"});
+  }
 }
 
 // ---- the CLI ----------------------------------------------------------------------------------
@@ -357,20 +467,29 @@ TEST_CASE("vyre plugins verify reports every hostile plugin by name and survives
   INFO(r.out);
   CHECK_FALSE(r.signaled);
   CHECK(r.exit_code == 1);
-  CHECK(contains(r.out, "verifying 11 plugin files"));
+  CHECK(contains(r.out, "verifying 18 plugin files"));
   CHECK(contains(r.out, "crashed  " + plugin("segv_register").string()));
   CHECK(contains(r.out, "crashed  " + plugin("abort_register").string()));
   CHECK(contains(r.out, "timeout  " + plugin("hang_register").string()));
+  CHECK(contains(r.out, "timeout  " + plugin("setsid_register").string()));
   CHECK(contains(r.out, "exited   " + plugin("exit_register").string()));
   CHECK(contains(r.out, "crashed  " + plugin("crash_load").string()));
   CHECK(contains(r.out, "crashed  " + plugin("segv_create").string()));
   CHECK(contains(r.out, "timeout  " + plugin("hang_create").string()));
+  CHECK(contains(r.out, "crashed  " + plugin("report_then_crash").string()));
+  CHECK(contains(r.out, "forged   " + plugin("report_then_exit").string()));
+  CHECK(contains(r.out, "lingered " + plugin("daemon_register").string()));
+  CHECK(contains(r.out, "crashed  " + plugin("kill_parent").string()));
+  CHECK(contains(r.out, "crashed  " + plugin("crash_unload").string()));
   CHECK(contains(r.out, "rejected " + plugin("throw_register").string()));
   CHECK(contains(r.out, "ok       " + plugin("good").string()));
-  CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.0, 1 ops"));
+  CHECK(contains(r.out, "ok       " + plugin("detect_verify").string()));
+  CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.1, 1 ops"));
   CHECK(contains(r.out, "reason: crashed with SIGSEGV"));
+  CHECK(contains(r.out, "code: forged_report"));
+  CHECK(contains(r.out, "code: left_processes"));
   CHECK(contains(r.out, "create: failed: "));
-  CHECK(contains(r.out, "2 passed, 9 failed"));
+  CHECK(contains(r.out, "3 passed, 15 failed"));
 }
 
 TEST_CASE("vyre plugins verify passes good plugins and finds plugins through --plugins") {
@@ -382,7 +501,7 @@ TEST_CASE("vyre plugins verify passes good plugins and finds plugins through --p
   const CliResult found = vyre_cli("--plugins '" + kHostileDir.string() + "' plugins verify --timeout 3");
   INFO(found.out);
   CHECK(found.exit_code == 1);
-  CHECK(contains(found.out, "verifying 7 plugin files"));
+  CHECK(contains(found.out, "verifying 13 plugin files"));
 }
 
 TEST_CASE("vyre plugins verify usage errors") {

@@ -115,8 +115,8 @@ TEST_CASE("vyre backends lists loaded and rejected plugins with reasons") {
   CHECK(r.out_has("create: ok (test device t_copy)"));
   CHECK(r.out_has("create: unavailable: the test device t_nodev is switched off"));
   CHECK(r.out_has("rejected (9)"));
-  CHECK(r.out_has("libvyre_t_dup.so: duplicate id 't_copy'"));
-  CHECK(r.out_has("libvyre_t_abi2.so: built for ABI 2.0"));
+  CHECK(r.out_has("libvyre_t_dup.so: [duplicate_id] duplicate id 't_copy'"));
+  CHECK(r.out_has("libvyre_t_abi2.so: [invalid_plugin] built for ABI 2.0"));
 
   // --available: only the ids that create here, in selection order.
   const Result available = vyre_cli(kTestPlugins + "backends --available");
@@ -159,7 +159,7 @@ TEST_CASE("vyre ops") {
   CHECK(r.out_has("t_copy: 10 ops"));
   r = vyre_cli(kTestPlugins + "ops --backend nope");
   CHECK(r.exit_code == 1);
-  CHECK(r.err_has("available: t_oracle, t_nodev, t_copy, t_wide, t_throws"));
+  CHECK(r.err_has("available: t_nodev, t_copy, t_wide, t_throws, t_oracle"));
 }
 
 TEST_CASE("vyre validate prints every diagnostic") {

@@ -48,6 +48,8 @@ std::unique_ptr<Registry> make_registry(const RegistryFlags& flags) {
   options.plugin_dirs = flags.plugin_dirs;
   options.use_default_dirs = flags.default_plugins;
   options.certificate_dir = flags.certs;
+  options.trusted_keys_dir = flags.trusted_keys;
+  options.replace_backends = flags.replace_backends;
   const int level = flags.verbosity > 1 ? VYRE_LOG_DEBUG : flags.verbosity > 0 ? VYRE_LOG_INFO : VYRE_LOG_ERROR;
   options.log = stderr_log_sink(level);
   return std::make_unique<Registry>(options);

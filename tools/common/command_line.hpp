@@ -54,6 +54,8 @@ struct RegistryFlags {
   std::vector<std::filesystem::path> plugin_dirs;  // --plugins DIR (repeatable)
   bool default_plugins = true;                     // --no-default-plugins clears it
   std::optional<std::filesystem::path> certs;      // --certs DIR (else VYRE_CERT_DIR)
+  std::optional<std::filesystem::path> trusted_keys;  // --trusted-keys DIR (else VYRE_TRUSTED_KEYS)
+  std::vector<std::string> replace_backends;       // --replace-backend ID (repeatable)
   int verbosity = 0;                               // -v: info, -vv: debug
 };
 

@@ -20,21 +20,21 @@ namespace fs = std::filesystem;
 
 constexpr const char* kManifestName = "manifest.json";
 
-host::AotFile* find_file(std::vector<host::AotFile>& files, std::string_view name) {
-  for (host::AotFile& file : files)
+vyre::AotFile* find_file(std::vector<vyre::AotFile>& files, std::string_view name) {
+  for (vyre::AotFile& file : files)
     if (file.name == name) return &file;
   return nullptr;
 }
 
-const host::AotFile* find_file(const std::vector<host::AotFile>& files, std::string_view name) {
-  for (const host::AotFile& file : files)
+const vyre::AotFile* find_file(const std::vector<vyre::AotFile>& files, std::string_view name) {
+  for (const vyre::AotFile& file : files)
     if (file.name == name) return &file;
   return nullptr;
 }
 
 std::string as_text(const std::vector<std::uint8_t>& bytes) { return std::string(bytes.begin(), bytes.end()); }
 
-boost::json::object parse_manifest_object(const host::AotFile& manifest) {
+boost::json::object parse_manifest_object(const vyre::AotFile& manifest) {
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(as_text(manifest.data), ec);
   if (ec || !value.is_object())
@@ -44,8 +44,8 @@ boost::json::object parse_manifest_object(const host::AotFile& manifest) {
 }
 
 // The launcher's check of one file the manifest names.
-void check_file(const std::vector<host::AotFile>& files, const vyre_launch::FileRef& ref) {
-  const host::AotFile* file = find_file(files, ref.file);
+void check_file(const std::vector<vyre::AotFile>& files, const vyre_launch::FileRef& ref) {
+  const vyre::AotFile* file = find_file(files, ref.file);
   if (file == nullptr)
     fail(VYRE_ERR_INTERNAL, fmt::format("the manifest names '{}' but the bundle has no such file", ref.file),
          "report the backend plugin's AOT emitter with the program");
@@ -90,15 +90,15 @@ void prepare_directory(const fs::path& dir, bool force) {
 
 }  // namespace
 
-std::vector<host::AotFile> complete_bundle(std::vector<host::AotFile> files, const PreparedProgram& prepared) {
-  host::AotFile* manifest = find_file(files, kManifestName);
+std::vector<vyre::AotFile> complete_bundle(std::vector<vyre::AotFile> files, const PreparedProgram& prepared) {
+  vyre::AotFile* manifest = find_file(files, kManifestName);
   if (manifest == nullptr)
     fail(VYRE_ERR_INTERNAL, "the plugin's AOT output has no manifest.json",
          "report the backend plugin's AOT emitter with the program");
   boost::json::object object = parse_manifest_object(*manifest);
   boost::json::array inputs;
   for (const InputData& input : prepared.inputs) {
-    host::AotFile file{fmt::format("inputs/{}.bin", input.buffer), input.bytes};
+    vyre::AotFile file{fmt::format("inputs/{}.bin", input.buffer), input.bytes};
     boost::json::object entry;
     entry["buffer"] = input.buffer;
     entry["file"] = file.name;
@@ -116,8 +116,8 @@ std::vector<host::AotFile> complete_bundle(std::vector<host::AotFile> files, con
   return files;
 }
 
-void check_bundle(const std::vector<host::AotFile>& files) {
-  const host::AotFile* manifest = find_file(files, kManifestName);
+void check_bundle(const std::vector<vyre::AotFile>& files) {
+  const vyre::AotFile* manifest = find_file(files, kManifestName);
   if (manifest == nullptr) fail(VYRE_ERR_INTERNAL, "the bundle has no manifest.json", "report the AOT emitter");
   try {
     const vyre_launch::Manifest m = vyre_launch::parse_manifest(as_text(manifest->data), kManifestName);
@@ -132,9 +132,9 @@ void check_bundle(const std::vector<host::AotFile>& files) {
   }
 }
 
-void write_bundle(const std::vector<host::AotFile>& files, const fs::path& dir, bool force) {
+void write_bundle(const std::vector<vyre::AotFile>& files, const fs::path& dir, bool force) {
   prepare_directory(dir, force);
-  for (const host::AotFile& file : files)
+  for (const vyre::AotFile& file : files)
     if (file.name != kManifestName) write_one(dir / file.name, file.data);
   write_one(dir / kManifestName, find_file(files, kManifestName)->data);
 }

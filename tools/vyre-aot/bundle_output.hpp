@@ -13,13 +13,13 @@ namespace vyre::aot_tool {
 // `files` (from aot_emit) plus inputs/NAME.bin for every --in, recorded in the manifest's
 // "inputs" with their SHA-256; "source_program_fingerprint" when sizes were fixed here. Throws
 // vyre::Error when the plugin's output has no manifest or the result fails the launcher's checks.
-std::vector<host::AotFile> complete_bundle(std::vector<host::AotFile> files, const PreparedProgram& prepared);
+std::vector<vyre::AotFile> complete_bundle(std::vector<vyre::AotFile> files, const PreparedProgram& prepared);
 
 // Check a finished bundle as the launcher will: manifest.json parses and validates, and every file
 // it names is present with the recorded size and SHA-256. Throws vyre::Error.
-void check_bundle(const std::vector<host::AotFile>& files);
+void check_bundle(const std::vector<vyre::AotFile>& files);
 
 // Write the files under `dir` (manifest.json last). `dir` must be absent or empty unless `force`.
-void write_bundle(const std::vector<host::AotFile>& files, const std::filesystem::path& dir, bool force);
+void write_bundle(const std::vector<vyre::AotFile>& files, const std::filesystem::path& dir, bool force);
 
 }  // namespace vyre::aot_tool

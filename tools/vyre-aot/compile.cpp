@@ -31,7 +31,7 @@ const PluginInfo& aot_plugin(const Registry& registry, const std::string& id) {
 
 // With --sm the plugin emits for that target without a device. Without it, the plugin's instance
 // (when one can be created here) targets its device; otherwise the plugin's default target.
-std::vector<host::AotFile> emit(Registry& registry, const CompileOptions& options, const PreparedProgram& prepared,
+std::vector<vyre::AotFile> emit(Registry& registry, const CompileOptions& options, const PreparedProgram& prepared,
                                 const host::AotOptions& aot) {
   if (!options.sm) {
     if (const auto why_not = registry.probe(options.backend); !why_not) {
@@ -51,8 +51,8 @@ std::string field_text(const boost::json::object& object, std::string_view key) 
   return value->is_string() ? std::string(value->as_string().c_str()) : boost::json::serialize(*value);
 }
 
-void print_summary(const std::vector<host::AotFile>& files, const CompileOptions& options) {
-  for (const host::AotFile& file : files) {
+void print_summary(const std::vector<vyre::AotFile>& files, const CompileOptions& options) {
+  for (const vyre::AotFile& file : files) {
     if (file.name != "manifest.json") continue;
     const boost::json::object m = boost::json::parse(std::string(file.data.begin(), file.data.end())).as_object();
     fmt::print("wrote {} ({} files): {} {} entry {}, grid {} x workgroup {}\n", options.out.string(), files.size(),
@@ -73,7 +73,7 @@ void run_compile(const CompileOptions& options) {
   if (options.sm) aot.target = fmt::format("sm_{}", *options.sm);
   aot.config = options.config;
   aot.weights = host::as_bytes(prepared.weights);
-  std::vector<host::AotFile> files = complete_bundle(emit(*registry, options, prepared, aot), prepared);
+  std::vector<vyre::AotFile> files = complete_bundle(emit(*registry, options, prepared, aot), prepared);
   write_bundle(files, options.out, options.force);
   print_summary(files, options);
 }

@@ -24,6 +24,8 @@ options:
   --out DIR               the bundle directory (created; must be empty unless --force)
   --force                 write into a non-empty DIR (files of the same name are replaced)
   --plugins DIR           also load plugins from DIR (repeatable; searched first)
+  --replace-backend ID    let a --plugins/VYRE_PLUGIN_PATH plugin replace vyre's own backend ID
+                          (repeatable; logged); otherwise such a duplicate is rejected
   --no-default-plugins    skip <prefix>/lib/vyre/plugins and the build tree's plugins
   -v, --verbose           log what the registry does
   -h, --help              this text
@@ -94,6 +96,7 @@ const ValueOption kValueOptions[] = {
     {"--weights", [](CompileOptions& o, const std::string& v) { o.weights = v; }},
     {"--out", [](CompileOptions& o, const std::string& v) { o.out = v; }},
     {"--plugins", [](CompileOptions& o, const std::string& v) { o.registry.plugin_dirs.emplace_back(v); }},
+    {"--replace-backend", [](CompileOptions& o, const std::string& v) { o.registry.replace_backends.push_back(v); }},
     {"--in",
      [](CompileOptions& o, const std::string& v) {
        auto [name, file] = parse_pair("--in", v);

@@ -8,8 +8,9 @@ namespace vyre::cli {
 const std::string_view kBackendsHelp = R"(usage: vyre [global options] backends [--available]
 
 Lists the plugin search directories, every backend that loaded (id, version, rank, ABI version,
-capability flags, op count, file) with whether an instance can be created on this machine (and
-why not), and every plugin file that was rejected, with its one-line reason.
+capability flags, op count, file, whether it is the pinned reference oracle) with whether an
+instance can be created on this machine (and why not), and every plugin file that was rejected,
+with its code and one-line reason.
 With --available, prints only the ids of the backends that can create an instance here, one
 per line, in selection order (for scripts).
 Exit status: 0 (also when some plugins were rejected), 1 when the registry itself fails.
@@ -71,11 +72,14 @@ int run_backends(const GlobalOptions& global, Args& args) {
                p.abi_minor, op_counts(*registry, p));
     fmt::print("    capabilities: {}\n", join_names(capability_names(p.capabilities)));
     fmt::print("    file: {}\n", p.path.string());
+    if (p.is_reference_oracle()) fmt::print("    reference oracle: pinned (the one vyre ships)\n");
+    else if (p.claims_reference_oracle())
+      fmt::print("    reference oracle: claimed but not pinned; treated as an ordinary backend\n");
     fmt::print("    create: {}\n", create);
   }
   fmt::print("rejected ({}):\n", registry->rejected().size());
   for (const RejectedPlugin& r : registry->rejected())
-    fmt::print("  {}: {}\n", r.path.string(), r.reason);
+    fmt::print("  {}: [{}] {}\n", r.path.string(), plugin_rejection_name(r.code), r.reason);
   return kExitOk;
 }
 

@@ -13,12 +13,16 @@ namespace vyre::cli {
 
 const std::string_view kPluginsHelp = R"(usage: vyre [global options] plugins verify [PATH...] [--timeout S] [--create]
 
-Loads each plugin in a child process of its own (the vyre binary in a hidden mode), exactly as
-the registry would: dlopen (with the library's static constructors), vyre_backend_register and
-the registry's checks of what it registered; with --create also create, device_profile and
-destroy of one default instance. A plugin that crashes (a signal such as SIGSEGV or SIGABRT),
-hangs (no answer within the timeout: the child and everything it started are killed), or exits
-is reported by file with the signal, timeout or exit status and the stage it happened in; this
+Loads each plugin in a child process of its own, exactly as the registry would: dlopen (with the
+library's static constructors), vyre_backend_register and the registry's checks of what it
+registered; with --create also create, device_profile and destroy of one default instance; then
+dlclose (its static destructors). The child is this program re-run with the same arguments and
+environment (nothing marks it as a verification) under a supervisor that kills everything the
+plugin started when it ends or times out, including processes that called setsid(). A plugin that
+crashes (a signal such as SIGSEGV or SIGABRT), hangs (no answer within the timeout), exits, kills
+its supervisor, leaves processes behind ("lingered"), or writes a report it did not earn
+("forged": a success report must carry the run's nonce and the child must exit cleanly) is
+reported by file with the signal, timeout or exit status and the stage it happened in; this
 process is never at risk. Plugins that pass print their registration summary.
 
 PATH is a plugin file or a directory (its libvyre_*.so files). Without PATH: every plugin file
@@ -29,7 +33,8 @@ options:
   --create      also create and destroy one instance (a create that fails with an error is
                 reported but is not a failure: a GPU plugin without a driver does that)
 
-The registry does the same check before loading anything with VYRE_VERIFY_PLUGINS=1.
+The registry does the same check before loading anything with VYRE_VERIFY_PLUGINS=1, and with
+VYRE_VERIFY_PLUGINS=create also the create step.
 Exit status: 0 every plugin passed, 1 a plugin failed (or none was found), 2 usage error.
 )";
 
@@ -114,7 +119,9 @@ void print_verdict(const PluginVerification& v) {
     fmt::print("         capabilities: {}\n", capability_list(s->capabilities));
   }
   if (!v.create.empty()) fmt::print("         create: {}\n", v.create);
-  if (!v.ok()) fmt::print("         reason: {}\n", v.reason);
+  if (v.ok()) return;
+  fmt::print("         reason: {}\n", v.reason);
+  fmt::print("         code: {}\n", plugin_rejection_name(v.code));
 }
 
 }  // namespace

@@ -21,7 +21,12 @@ global options (anywhere on the line):
   --no-default-plugins   skip <prefix>/lib/vyre/plugins and the build tree's plugins
                          (VYRE_PLUGIN_PATH and --plugins still apply)
   --certs DIR            route only by the conformance certificates in DIR (vyre-conform's
-                         output); a backend without a matching certificate routes nothing
+                         output) that a trusted key signed; a backend without an accepted
+                         certificate routes nothing (the pinned reference oracle excepted)
+  --trusted-keys DIR     the public keys (*.pem) whose certificate signatures are trusted
+                         (default $XDG_CONFIG_HOME/vyre/trusted-keys)
+  --replace-backend ID   let a --plugins/VYRE_PLUGIN_PATH plugin replace vyre's own backend ID
+                         (repeatable; logged); otherwise such a duplicate is rejected
   -v, --verbose          log what the registry does (-vv: debug detail)
   -h, --help             this text; `vyre <command> --help` for a command
 
@@ -29,6 +34,10 @@ environment:
   VYRE_PLUGIN_PATH       colon-separated plugin directories
   VYRE_BACKEND           force one backend id (an error if it cannot run the program)
   VYRE_CERT_DIR          as --certs DIR
+  VYRE_TRUSTED_KEYS      as --trusted-keys DIR
+  VYRE_REPLACE_BACKENDS  comma-separated ids, as --replace-backend
+  VYRE_VERIFY_PLUGINS    1: verify every plugin in a child process before loading it;
+                         create: also create an instance there (see `vyre plugins verify`)
 
 exit status: 0 success, 1 failure, 2 usage error
 )";
@@ -40,6 +49,13 @@ std::string command_list() {
 }
 
 void print_global_help(std::FILE* to) { fmt::print(to, kGlobalHelp, command_list()); }
+
+// The value of option `name` at args[i] ("--name VALUE", advancing i, or "--name=VALUE").
+std::string option_value(const std::vector<std::string>& args, std::size_t& i, std::string_view name) {
+  if (args[i].size() > name.size()) return args[i].substr(name.size() + 1);
+  if (i + 1 >= args.size()) throw UsageError(fmt::format("{} needs a value", name));
+  return args[++i];
+}
 
 // Remove the global options from `args` (they may appear anywhere).
 GlobalOptions take_global_options(std::vector<std::string>& args) {
@@ -57,6 +73,10 @@ GlobalOptions take_global_options(std::vector<std::string>& args) {
       options.certs = args[++i];
     } else if (a.starts_with("--certs=")) {
       options.certs = a.substr(8);
+    } else if (a == "--trusted-keys" || a.starts_with("--trusted-keys=")) {
+      options.trusted_keys = option_value(args, i, "--trusted-keys");
+    } else if (a == "--replace-backend" || a.starts_with("--replace-backend=")) {
+      options.replace_backends.push_back(option_value(args, i, "--replace-backend"));
     } else if (a == "--no-default-plugins") {
       options.default_plugins = false;
     } else if (a == "-v" || a == "--verbose") {

@@ -1,6 +1,6 @@
 // The plugin's one exported symbol: id `reference_cpu`, rank 900, the reference oracle, declaring
 // every op id of the catalog.
-#include "backend.hpp"
+#include "reference_backend.hpp"
 #include "vyre/ops.hpp"
 #include "vyre/plugin_kit.hpp"
 
@@ -23,7 +23,7 @@ kit::PluginSpec make_spec() {
   spec.rank = 900;
   spec.capabilities = kCapabilities;
   for (const OpInfo& op : op_catalog()) spec.op_ids.push_back(op.id);
-  spec.create = [](const kit::CreateOptions& options) -> std::unique_ptr<kit::Backend> {
+  spec.create = [](const vyre::CreateOptions& options) -> std::unique_ptr<kit::BackendImpl> {
     return std::make_unique<ReferenceBackend>(options);
   };
   return spec;
@@ -45,7 +45,7 @@ extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_
                                                                  vyre_backend_info* info) {
   const vyre::kit::PluginSpec* spec = vyre::refcpu::spec_or_null();
   if (spec == nullptr) {
-    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_SIZE)
+    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_0_SIZE)
       info->failure = "reference_cpu could not build its op list (out of memory). Fix: free host memory and load the plugin again.";
     return VYRE_ERR_OUT_OF_MEMORY;
   }

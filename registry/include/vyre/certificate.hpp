@@ -1,11 +1,15 @@
 // Conformance certificates (SPEC §9): what vyre-conform writes and what the registry reads to route
 // programs only to backends whose ops were certified on this plugin file and this device.
 //
-// A certificate is JSON (schema "vyre-conformance-certificate/1"). It carries a digest: the SHA-256
-// of its canonical compact JSON without the digest field. Reading checks the schema, the digest
-// and that the summary agrees with the entries, so a certificate edited by hand (a "fail" turned
-// into "pass", an op added) is rejected. Accepting one for routing also needs the plugin file's
-// SHA-256 and the device to match (check_certificate).
+// A certificate is JSON (schema "vyre-conformance-certificate/1"). Its canonical bytes are the
+// compact JSON of every field but "digest" and "signature", in the fixed order the writer uses
+// (certificate_canonical_bytes). It carries a digest (the SHA-256 of the canonical bytes: an
+// integrity check anyone can recompute) and a detached Ed25519 signature over the canonical bytes
+// (vyre-conform signs; see vyre/certificate_trust.hpp for who is trusted). Reading checks the
+// schema, the digest and that the summary agrees with the entries, so a certificate damaged or
+// edited without recomputing the digest is rejected here; an edit that recomputes the digest is
+// caught by the signature. Accepting one for routing (vyre/certificate_trust.hpp) also needs a
+// signature by a trusted key, and the plugin file's SHA-256 and the device to match.
 #pragma once
 
 #include <cstdint>
@@ -100,6 +104,17 @@ struct CertSummary {
   friend bool operator==(const CertSummary&, const CertSummary&) = default;
 };
 
+// The detached signature: who signed (key_id: hex SHA-256 of the raw Ed25519 public key) and the
+// 64-byte signature of certificate_canonical_bytes() in hex. Reading keeps any strings here;
+// checking them is certificate_trust.hpp's job.
+struct CertSignature {
+  std::string algorithm = "ed25519";
+  std::string key_id;
+  std::string value;
+
+  friend bool operator==(const CertSignature&, const CertSignature&) = default;
+};
+
 struct Certificate {
   std::string tool_version;            // "vyre-conform 0.1.0"
   std::string abi_version;             // "1.0"
@@ -119,6 +134,7 @@ struct Certificate {
   std::vector<CertOpEntry> ops;        // catalog order
   std::vector<CertSurface> surfaces;
   CertSummary summary;
+  std::optional<CertSignature> signature;  // unset: unsigned (never used for routing)
 
   friend bool operator==(const Certificate&, const Certificate&) = default;
 };
@@ -126,7 +142,11 @@ struct Certificate {
 // The summary the entries imply.
 CertSummary summarize(const std::vector<CertOpEntry>& ops);
 
-// The JSON text, pretty-printed, with the digest. Deterministic: equal certificates give equal text.
+// The bytes the digest hashes and the signature signs: compact JSON of everything but the digest
+// and the signature, keys in the writer's fixed order.
+std::string certificate_canonical_bytes(const Certificate& certificate);
+// The JSON text, pretty-printed, with the digest and the signature (when set). Deterministic: equal
+// certificates give equal text.
 std::string certificate_to_json(const Certificate& certificate);
 // Parse and check: schema, every field's type, statuses, summary == summarize(ops), and the digest.
 // Throws vyre::Error (VYRE_ERR_DECODE) naming what is wrong.
@@ -140,21 +160,6 @@ std::filesystem::path write_certificate(const Certificate& certificate, const st
 // Read and check one file (certificate_from_json). Throws vyre::Error (VYRE_ERR_IO or _DECODE).
 Certificate read_certificate(const std::filesystem::path& file);
 
-// What a loaded backend is, for matching certificates against it.
-struct CertificateSubject {
-  std::string backend_id;
-  std::string plugin_sha256;  // of the plugin file the backend was loaded from
-  CertDevice device;          // of the instance that will run the programs
-};
-
-// Why `certificate` cannot be used for `subject` (nullopt: it can): another backend, an offline
-// certificate, another plugin file (SHA-256), another device, or another op catalog.
-std::optional<std::string> certificate_mismatch(const Certificate& certificate,
-                                                const CertificateSubject& subject);
-
-// The op ids a certificate certifies: its entries with status pass, sorted.
-std::vector<std::string> certified_ops(const Certificate& certificate);
-
 // Every *.json file in `dir` (sorted by name): the certificate, or why it could not be read.
 struct LoadedCertificate {
   std::filesystem::path file;
@@ -163,15 +168,7 @@ struct LoadedCertificate {
 };
 std::vector<LoadedCertificate> load_certificates(const std::filesystem::path& dir);
 
-// The certificate in `dir` that routing may use for `subject`: the first (by file name) that reads
-// cleanly and matches. With none, `file` is empty and routing should give the backend no ops while
-// certificates are in force (the reference oracle excepted).
-struct CertificateChoice {
-  std::filesystem::path file;           // the accepted certificate; empty when none
-  std::vector<std::string> ops;         // its certified (passing) op ids, sorted
-  std::vector<std::string> rejections;  // one line per unreadable file or rejected certificate of subject
-  bool accepted() const { return !file.empty(); }
-};
-CertificateChoice choose_certificate(const std::filesystem::path& dir, const CertificateSubject& subject);
+// The op ids a certificate certifies: its entries with status pass, sorted.
+std::vector<std::string> certified_ops(const Certificate& certificate);
 
 }  // namespace vyre

@@ -7,21 +7,27 @@
 //   3. <dir of the running binary>/../lib/vyre/plugins, then the build tree's plugins directory,
 //      with use_default_dirs.
 // In each directory the files named libvyre_*.so load in sorted order. A plugin that fails to load
-// or to validate is rejected with a one-line reason and the others still load; when two plugins
-// share an id, the first one found wins and the other is rejected.
+// or to validate is rejected with a one-line reason and a code (vyre/plugin_rejection.hpp) and the
+// others still load. When two plugins share an id, the one vyre ships (from vyre's own plugin
+// directories) keeps it unless RegistryOptions::replace_backends names the id; otherwise the first
+// one found wins. The other is rejected (duplicate_id).
 //
 // Selection: VYRE_BACKEND=id (with use_environment) or an explicit id must succeed or fail loudly.
 // Otherwise backends are tried in rank order (lower first, ties by id); one whose create fails is
 // skipped with a logged reason. Routing is per program: the best-ranked backend that creates here
-// and whose routing ops cover ops_used(program, config). The reference oracle
-// (VYRE_CAP_REFERENCE_ORACLE) is chosen implicitly only as the last resort, and the log says so.
+// and whose routing ops cover ops_used(program, config). The reference oracle (the pinned file
+// claiming VYRE_CAP_REFERENCE_ORACLE, see RegistryOptions::reference_oracle) is chosen implicitly
+// only as the last resort, and the log says so.
 //
 // Certificates: with a certificate directory (RegistryOptions::certificate_dir or VYRE_CERT_DIR),
-// creating a backend's default instance looks for a certificate of that plugin file and device;
-// routing then uses its certified ops, and a backend without an accepted certificate routes
-// nothing (the reference oracle excepted). set_certified_ops() installs an op set directly.
+// creating a backend's default instance looks for a certificate of that plugin file and device,
+// signed by a trusted key (RegistryOptions::trusted_keys_dir, VYRE_TRUSTED_KEYS, else
+// $XDG_CONFIG_HOME/vyre/trusted-keys; see vyre/certificate.hpp); routing then uses its certified
+// ops, and a backend without an accepted certificate routes nothing (the pinned reference oracle
+// excepted). Every certificate not used is logged with its code. set_certified_ops() installs an
+// op set directly.
 //
-// Hostile plugins: with RegistryOptions::verify_in_child (or VYRE_VERIFY_PLUGINS=1, with
+// Hostile plugins: with RegistryOptions::verify_in_child (or VYRE_VERIFY_PLUGINS=1 or =create, with
 // use_environment) every plugin file is first loaded in a child process (vyre/plugin_verify.hpp);
 // one that crashes, hangs or exits there is rejected with that reason and never loaded here.
 //
@@ -41,10 +47,17 @@
 
 #include "vyre/backend.hpp"
 #include "vyre/ir.hpp"
+#include "vyre/plugin_rejection.hpp"
 #include "vyre/plugin_verify.hpp"
 #include "vyre/registry_log.hpp"
+#include "vyre/signing.hpp"
 
 namespace vyre {
+
+namespace registry_detail {
+struct Rejection;
+struct LoadedPlugin;
+}
 
 // A plugin that loaded and validated.
 struct PluginInfo {
@@ -54,11 +67,16 @@ struct PluginInfo {
   std::uint64_t capabilities = 0;
   std::vector<std::string> op_ids;  // sorted, unique
   std::filesystem::path path;       // canonical path of the shared object
+  std::string sha256;               // hex SHA-256 of the file that was loaded (checked to be it)
   std::uint32_t abi_major = 0;
   std::uint32_t abi_minor = 0;
+  bool pinned_oracle = false;       // this file is the pinned reference oracle (set by the registry)
 
   bool has(std::uint64_t capability) const { return (capabilities & capability) != 0; }
-  bool is_reference_oracle() const { return has(VYRE_CAP_REFERENCE_ORACLE); }
+  bool claims_reference_oracle() const { return has(VYRE_CAP_REFERENCE_ORACLE); }
+  // The reference oracle: it claims the capability and is the pinned file (see
+  // RegistryOptions::reference_oracle). Only it is exempt from certificates and the last resort.
+  bool is_reference_oracle() const { return claims_reference_oracle() && pinned_oracle; }
   bool supports(std::string_view op) const;
 };
 
@@ -66,6 +84,7 @@ struct PluginInfo {
 struct RejectedPlugin {
   std::filesystem::path path;
   std::string reason;  // one line
+  PluginRejection code = PluginRejection::invalid_plugin;
 };
 
 struct RegistryOptions {
@@ -75,11 +94,26 @@ struct RegistryOptions {
   // Certificates in force: routing uses each backend's accepted certificate (see
   // vyre/certificate.hpp) instead of its declared ops. Unset with use_environment: VYRE_CERT_DIR.
   std::optional<std::filesystem::path> certificate_dir;
+  // Whose signatures make a certificate usable: the public keys (*.pem) in this directory. Unset:
+  // VYRE_TRUSTED_KEYS with use_environment, else $XDG_CONFIG_HOME/vyre/trusted-keys (see
+  // vyre/signing.hpp). Read once, when the registry is made and certificates are in force.
+  std::optional<std::filesystem::path> trusted_keys_dir;
   LogSink log;                   // empty: quiet
   // Load each plugin file in a child process first and reject it if it crashes, hangs or exits
-  // there (see vyre/plugin_verify.hpp). Also on with use_environment and VYRE_VERIFY_PLUGINS=1.
+  // there (see vyre/plugin_verify.hpp). Also on with use_environment and VYRE_VERIFY_PLUGINS=1;
+  // VYRE_VERIFY_PLUGINS=create also sets verify.check_create.
   bool verify_in_child = false;
   PluginVerifyOptions verify;    // the timeout, whether to try create too, the helper program
+  // Ids a plugin from outside vyre's own plugin directories may take from vyre's own plugin of
+  // the same id (the tools' --replace-backend ID; with use_environment also VYRE_REPLACE_BACKENDS,
+  // comma-separated). Without it vyre's own plugin keeps the id and the other is rejected
+  // (duplicate_id). Every replacement is logged.
+  std::vector<std::string> replace_backends;
+  // The reference oracle's plugin file. Unset: libvyre_reference_cpu.so in vyre's own plugin
+  // directories (<prefix>/lib/vyre/plugins of the running installation, or the build tree's
+  // plugins/). A plugin claiming the reference_oracle capability from any other file is treated as
+  // an ordinary backend: no exemption from certificates, never the implicit last resort.
+  std::optional<std::filesystem::path> reference_oracle;
 };
 
 // The backend chosen for a program (or by select()).
@@ -109,7 +143,7 @@ class Registry {
 
   // A new instance of backend `id` with `options`. Throws VYRE_ERR_NOT_FOUND (listing the loaded
   // ids) for an unknown id, or the plugin's create error.
-  host::Backend create(std::string_view id, const host::CreateOptions& options = {}) const;
+  host::Backend create(std::string_view id, const vyre::CreateOptions& options = {}) const;
   // Whether backend `id` can create an instance here: nullopt if it can, else the reason.
   std::optional<std::string> probe(std::string_view id) const;
 
@@ -145,10 +179,20 @@ class Registry {
   const Loaded& loaded(std::string_view id) const;
   void load_all();
   std::vector<std::filesystem::path> plugin_files_in_order();
-  std::vector<std::optional<std::string>> verification_failures(
+  void apply_verify_environment();
+  void apply_replace_environment();
+  void load_trust();
+  // Hash, load and validate one file, and mark the pinned oracle. Throws Rejection.
+  registry_detail::LoadedPlugin load_checked(const std::filesystem::path& path) const;
+  // Throws Rejection when `plugin` loses its id to an already loaded plugin; removes (and
+  // rejects) the loaded one when `plugin` takes the id from it.
+  void resolve_duplicate(const registry_detail::LoadedPlugin& plugin);
+  void reject(const std::filesystem::path& path, const registry_detail::Rejection& rejection);
+  std::vector<std::optional<registry_detail::Rejection>> verification_failures(
       const std::vector<std::filesystem::path>& files) const;
   // Load one file, or reject it with `verification_failure` when it failed verification.
-  void load_file(const std::filesystem::path& path, const std::optional<std::string>& verification_failure);
+  void load_file(const std::filesystem::path& path,
+                 const std::optional<registry_detail::Rejection>& verification_failure);
   std::optional<std::string> forced_backend() const;
   std::vector<const PluginInfo*> candidates_in_order() const;
   // The cached instance, or the reason it cannot be created.
@@ -163,6 +207,9 @@ class Registry {
   std::vector<PluginInfo> plugins_;
   std::vector<RejectedPlugin> rejected_;
   std::vector<std::unique_ptr<Loaded>> loaded_;  // parallel to nothing; looked up by id
+  std::vector<std::filesystem::path> own_dirs_;   // vyre's own plugin directories
+  std::vector<std::filesystem::path> oracle_files_;  // where the pinned oracle may be (canonical)
+  TrustedKeys trusted_keys_;                         // with certificates in force
 
   mutable std::mutex mutex_;  // guards the maps below
   std::map<std::string, host::Backend, std::less<>> instances_;

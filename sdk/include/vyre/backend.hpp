@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "vyre/backend_abi.h"
+#include "vyre/backend_values.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ir.hpp"
 
@@ -38,21 +39,6 @@ Bytes as_bytes(const Range& range) {
   return std::as_bytes(std::span(range));
 }
 
-struct CreateOptions {
-  std::optional<int> device_ordinal;  // unset: the backend's default
-  bool reverse_workgroups = false;    // run workgroups in reverse order (exposes races)
-  std::uint32_t worker_threads = 0;   // 0: the backend's default
-  std::uint64_t memory_budget_bytes = 0;
-};
-
-struct Timing {
-  std::uint64_t wall_ns = 0;
-  std::uint64_t device_ns = 0;  // valid only if has_device_ns
-  std::uint64_t enqueue_ns = 0;
-  std::uint64_t wait_ns = 0;
-  bool has_device_ns = false;
-};
-
 struct Metric {
   std::string name;
   std::uint64_t value = 0;
@@ -62,11 +48,6 @@ struct AotOptions {
   std::optional<std::string> target;  // "sm_90"; unset: the instance's device or the default
   DispatchConfig config;              // fixes the launch geometry
   Bytes weights;                      // uploaded into the first input buffer at launch
-};
-
-struct AotFile {
-  std::string name;  // relative, '/'-separated
-  std::vector<std::uint8_t> data;
 };
 
 namespace detail {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "vyre/backend_abi.h"
+#include "vyre/backend_values.hpp"
 #include "vyre/error.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/ir.hpp"
@@ -65,21 +66,50 @@ class CompiledProgram {
   bool grid_sync_ = false;
 };
 
-// A resident buffer. Backends derive from it to hold the device allocation.
-class ResidentBuffer {
+// A resident buffer. Backends derive from it to hold the device allocation, or imported memory
+// (resident_import).
+class DeviceBuffer {
  public:
-  explicit ResidentBuffer(std::uint64_t byte_len) : byte_len_(byte_len) {}
-  virtual ~ResidentBuffer() = default;
-  ResidentBuffer(const ResidentBuffer&) = delete;
-  ResidentBuffer& operator=(const ResidentBuffer&) = delete;
+  explicit DeviceBuffer(std::uint64_t byte_len) : byte_len_(byte_len) {}
+  // For imported memory, calls the caller's release callback (once; after the derived destructor,
+  // so a backend's destructor must not return before the last work on the memory finished).
+  virtual ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   std::uint64_t byte_len() const { return byte_len_; }
+  // Imported with VYRE_EXTERNAL_READ_ONLY: the kit refuses writable bindings and uploads.
+  bool read_only() const { return read_only_; }
   // Dispatches in flight that use this buffer; the kit refuses resident_free while > 0
   // (VYRE_ERR_BUSY). Backends increment it when they enqueue work and decrement on completion.
   std::atomic<std::uint32_t> in_flight{0};
 
+  // Called by the kit once an import succeeded; never by backends.
+  void adopt_external(vyre_release_fn release, void* release_user, bool read_only) noexcept;
+
  private:
   std::uint64_t byte_len_;
+  vyre_release_fn release_ = nullptr;
+  void* release_user_ = nullptr;
+  bool read_only_ = false;
+};
+
+// Memory the caller owns, to wrap as a DeviceBuffer (resident_import). The kit has checked the
+// flags, that byte_len > 0, and that address is a multiple of the profile's external_alignment;
+// the backend checks the kind and what only its driver can tell (device, allocation length).
+struct ImportRequest {
+  std::uint32_t kind = VYRE_MEMORY_DEVICE;  // VYRE_MEMORY_*
+  std::uint64_t address = 0;
+  std::uint64_t byte_len = 0;
+  bool read_only = false;
+};
+
+// Where a DeviceBuffer's memory is (resident_export); the kit adds byte_len and flags.
+struct MemoryLocation {
+  std::uint32_t kind = VYRE_MEMORY_DEVICE;  // VYRE_MEMORY_*
+  std::int32_t dlpack_device_type = VYRE_DLPACK_CPU;  // VYRE_DLPACK_*
+  std::int32_t device_id = 0;
+  std::uint64_t address = 0;
 };
 
 // An asynchronous dispatch. Methods throw vyre::Error when the work failed.
@@ -88,6 +118,10 @@ class Pending {
   virtual ~Pending() = default;  // must wait for the work (output memory is borrowed)
   virtual bool poll() = 0;                         // true once finished
   virtual bool wait(std::uint64_t timeout_ns) = 0;  // true once finished; false on timeout
+  // Ask the work to stop and return at once (pending_cancel): unfinished work then ends with
+  // VYRE_ERR_CANCELLED, finished work keeps its outcome, a second call changes nothing.
+  // Default: VYRE_ERR_UNSUPPORTED (backends with VYRE_CAP_CANCEL override it).
+  virtual void cancel();
 };
 
 // A pending dispatch that already finished (synchronous backends), holding its outcome.
@@ -97,20 +131,13 @@ class CompletedPending final : public Pending {
   explicit CompletedPending(Error failure) : failure_(std::move(failure)) {}
   bool poll() override;
   bool wait(std::uint64_t timeout_ns) override;
+  void cancel() override {}  // already finished: the outcome stays
 
  private:
   std::optional<Error> failure_;
 };
 
-struct Timing {
-  std::uint64_t wall_ns = 0;
-  std::uint64_t device_ns = 0;
-  std::uint64_t enqueue_ns = 0;
-  std::uint64_t wait_ns = 0;
-  bool has_device_ns = false;
-};
-
-struct Metric {
+struct Counter {
   const char* name;  // static storage
   std::uint64_t value;
 };
@@ -137,8 +164,8 @@ struct HostDispatch {
 
 // One non-workgroup buffer of a resident dispatch, by declaration order. Exactly one of
 // `resident` and `host` is set; `host` only for read/uniform buffers.
-struct Binding {
-  std::shared_ptr<ResidentBuffer> resident;
+struct CheckedBinding {
+  std::shared_ptr<DeviceBuffer> resident;
   Bytes host;
   std::uint64_t elements = 0;  // element count bound
 };
@@ -148,35 +175,35 @@ struct ResidentDispatch {
   DispatchConfig config;
   LaunchGeometry geometry;
   std::vector<std::uint64_t> buffer_elements;  // per declared buffer
-  std::vector<Binding> bindings;               // per declared buffer; empty for workgroup buffers
+  std::vector<CheckedBinding> bindings;               // per declared buffer; empty for workgroup buffers
 };
 
-struct ResidentWrite {
-  std::shared_ptr<ResidentBuffer> dst;
+struct CheckedWrite {
+  std::shared_ptr<DeviceBuffer> dst;
   std::uint64_t offset = 0;
   Bytes data;  // offset + size checked against dst
 };
 
-struct ResidentRead {
-  std::shared_ptr<ResidentBuffer> src;
+struct CheckedRead {
+  std::shared_ptr<DeviceBuffer> src;
   std::uint64_t offset = 0;
   MutableBytes data;  // offset + size checked against src
 };
 
-struct Sequence {
+struct CheckedSequence {
   std::vector<ResidentDispatch> prefix;
   std::vector<ResidentDispatch> repeated;
   std::uint64_t repeat_count = 0;
-  std::vector<ResidentRead> reads;
+  std::vector<CheckedRead> reads;
 };
 
 // A program + config compiled for repeated host dispatch. The kit's default implementation
-// dispatches through Backend::dispatch and keeps the optional output cache; backends may derive.
-class Pipeline {
+// dispatches through BackendImpl::dispatch and keeps the optional output cache; backends may derive.
+class CompiledPipeline {
  public:
-  Pipeline(std::shared_ptr<const CompiledProgram> program, DispatchConfig config, std::uint32_t flags)
+  CompiledPipeline(std::shared_ptr<const CompiledProgram> program, DispatchConfig config, std::uint32_t flags)
       : program_(std::move(program)), config_(std::move(config)), flags_(flags) {}
-  virtual ~Pipeline() = default;
+  virtual ~CompiledPipeline() = default;
   const std::shared_ptr<const CompiledProgram>& program() const { return program_; }
   const DispatchConfig& config() const { return config_; }
   std::uint32_t flags() const { return flags_; }
@@ -187,13 +214,6 @@ class Pipeline {
   std::uint32_t flags_;
 };
 
-struct CreateOptions {
-  std::optional<int> device_ordinal;  // unset: the backend's default
-  bool reverse_workgroups = false;
-  std::uint32_t worker_threads = 0;   // 0: the backend's default
-  std::uint64_t memory_budget_bytes = 0;
-};
-
 struct AotRequest {
   Program program;
   std::string fingerprint;
@@ -202,19 +222,14 @@ struct AotRequest {
   Bytes weights;
 };
 
-struct AotFile {
-  std::string name;  // relative, '/'-separated
-  std::vector<std::uint8_t> data;
-};
-
 // ---- the backend interface -----------------------------------------------------------------------
 
 // One backend instance. Every method may be called from many threads at once. Methods report
 // failure by throwing vyre::Error; the kit catches everything else too and reports it as
 // VYRE_ERR_INTERNAL. Defaults throw VYRE_ERR_UNSUPPORTED unless noted.
-class Backend {
+class BackendImpl {
  public:
-  virtual ~Backend() = default;
+  virtual ~BackendImpl() = default;
 
   // Fill every field of a full-size profile; the kit copies what the caller's struct_size covers.
   virtual void device_profile(vyre_device_profile& out) = 0;
@@ -231,30 +246,37 @@ class Backend {
   // Default: dispatch with a host clock around it (no device time).
   virtual Timing dispatch_timed(const HostDispatch& dispatch);
 
-  virtual std::shared_ptr<ResidentBuffer> resident_alloc(std::uint64_t byte_len);
+  virtual std::shared_ptr<DeviceBuffer> resident_alloc(std::uint64_t byte_len);
   // Called only when no dispatch using the buffer is in flight; the kit drops its handle after.
   // The kit calls it exactly once per buffer: from resident_free, or at destroy for buffers still
   // live. Default: nothing (the buffer's destructor releases its memory).
-  virtual void resident_free(ResidentBuffer& buffer);
-  virtual void resident_upload(std::span<const ResidentWrite> writes);
-  virtual void resident_download(std::span<const ResidentRead> reads);
+  virtual void resident_free(DeviceBuffer& buffer);
+  virtual void resident_upload(std::span<const CheckedWrite> writes);
+  virtual void resident_download(std::span<const CheckedRead> reads);
   // Returns nullptr when `wait` is true (the work is done when it returns). With `wait` false,
-  // host-bound bytes (Binding::host) are borrowed for this call only, as in dispatch_async.
+  // host-bound bytes (CheckedBinding::host) are borrowed for this call only, as in dispatch_async.
   virtual std::unique_ptr<Pending> dispatch_resident(const ResidentDispatch& dispatch, bool wait);
   // Default: a host clock around dispatch_resident(dispatch, true).
   virtual Timing dispatch_resident_timed(const ResidentDispatch& dispatch);
   // Default: each step through dispatch_resident(step, true), in order, then resident_download.
-  virtual void sequence_run(const Sequence& sequence);
+  virtual void sequence_run(const CheckedSequence& sequence);
 
-  // Default: a plain Pipeline run through dispatch(); the kit applies VYRE_PIPELINE_CACHE_OUTPUTS.
-  virtual std::shared_ptr<Pipeline> pipeline_create(std::shared_ptr<const CompiledProgram> program,
+  // Default: a plain CompiledPipeline run through dispatch(); the kit applies VYRE_PIPELINE_CACHE_OUTPUTS.
+  virtual std::shared_ptr<CompiledPipeline> pipeline_create(std::shared_ptr<const CompiledProgram> program,
                                                     const DispatchConfig& config,
                                                     std::uint32_t flags);
   // Called for pipelines this backend created; the default calls dispatch().
-  virtual void pipeline_dispatch(Pipeline& pipeline, const HostDispatch& dispatch);
+  virtual void pipeline_dispatch(CompiledPipeline& pipeline, const HostDispatch& dispatch);
+
+  // Wrap caller-owned memory (see ImportRequest) without copying; never free it. Default:
+  // VYRE_ERR_UNSUPPORTED. A backend that imports also reports device_profile's external_alignment.
+  virtual std::shared_ptr<DeviceBuffer> resident_import(const ImportRequest& memory);
+  // The native location of `buffer`'s memory, after every earlier work on it finished. Default:
+  // VYRE_ERR_UNSUPPORTED.
+  virtual MemoryLocation resident_export(DeviceBuffer& buffer);
 
   // Default: no counters.
-  virtual std::vector<Metric> metrics();
+  virtual std::vector<Counter> metrics();
   virtual void metrics_reset();
 };
 
@@ -267,9 +289,12 @@ struct PluginSpec {
   std::uint64_t capabilities = 0;
   std::vector<std::string> op_ids;
   // Create an instance; throws vyre::Error (VYRE_ERR_NO_DEVICE where it cannot run here).
-  std::function<std::unique_ptr<Backend>(const CreateOptions&)> create;
+  std::function<std::unique_ptr<BackendImpl>(const CreateOptions&)> create;
   // Optional: emit an AOT bundle. `instance` is null when called without one.
-  std::function<std::vector<AotFile>(Backend* instance, const AotRequest&)> aot_emit;
+  std::function<std::vector<AotFile>(BackendImpl* instance, const AotRequest&)> aot_emit;
+  // Optional: the first extension of the table's chain (backend_abi.h, "Extensions"); it and
+  // everything it links must live as long as the library.
+  const vyre_extension* extensions = nullptr;
 };
 
 // The capability flags a list of op ids implies: F16, BF16, F64, INT64, SUBGROUP, GRID_SYNC and

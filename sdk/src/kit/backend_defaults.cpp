@@ -1,4 +1,4 @@
-// The default implementations of vyre::kit::Backend.
+// The default implementations of vyre::kit::BackendImpl (and Pending::cancel).
 #include <chrono>
 #include <string>
 
@@ -21,7 +21,7 @@ std::uint64_t elapsed_ns(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-std::unique_ptr<Pending> Backend::dispatch_async(const HostDispatch& dispatch) {
+std::unique_ptr<Pending> BackendImpl::dispatch_async(const HostDispatch& dispatch) {
   try {
     this->dispatch(dispatch);
   } catch (const Error& e) {
@@ -30,7 +30,7 @@ std::unique_ptr<Pending> Backend::dispatch_async(const HostDispatch& dispatch) {
   return std::make_unique<CompletedPending>();
 }
 
-Timing Backend::dispatch_timed(const HostDispatch& dispatch) {
+Timing BackendImpl::dispatch_timed(const HostDispatch& dispatch) {
   const auto start = std::chrono::steady_clock::now();
   this->dispatch(dispatch);
   Timing timing;
@@ -39,25 +39,25 @@ Timing Backend::dispatch_timed(const HostDispatch& dispatch) {
   return timing;
 }
 
-std::shared_ptr<ResidentBuffer> Backend::resident_alloc(std::uint64_t) {
+std::shared_ptr<DeviceBuffer> BackendImpl::resident_alloc(std::uint64_t) {
   unsupported("resident buffers (resident_alloc)");
 }
 
-void Backend::resident_free(ResidentBuffer&) {}
+void BackendImpl::resident_free(DeviceBuffer&) {}
 
-void Backend::resident_upload(std::span<const ResidentWrite>) {
+void BackendImpl::resident_upload(std::span<const CheckedWrite>) {
   unsupported("resident buffers (resident_upload)");
 }
 
-void Backend::resident_download(std::span<const ResidentRead>) {
+void BackendImpl::resident_download(std::span<const CheckedRead>) {
   unsupported("resident buffers (resident_download)");
 }
 
-std::unique_ptr<Pending> Backend::dispatch_resident(const ResidentDispatch&, bool) {
+std::unique_ptr<Pending> BackendImpl::dispatch_resident(const ResidentDispatch&, bool) {
   unsupported("resident dispatch");
 }
 
-Timing Backend::dispatch_resident_timed(const ResidentDispatch& dispatch) {
+Timing BackendImpl::dispatch_resident_timed(const ResidentDispatch& dispatch) {
   const auto start = std::chrono::steady_clock::now();
   dispatch_resident(dispatch, true);
   Timing timing;
@@ -66,23 +66,33 @@ Timing Backend::dispatch_resident_timed(const ResidentDispatch& dispatch) {
   return timing;
 }
 
-void Backend::sequence_run(const Sequence& sequence) {
+void BackendImpl::sequence_run(const CheckedSequence& sequence) {
   for (const ResidentDispatch& step : sequence.prefix) dispatch_resident(step, true);
   for (std::uint64_t r = 0; r < sequence.repeat_count; ++r)
     for (const ResidentDispatch& step : sequence.repeated) dispatch_resident(step, true);
   if (!sequence.reads.empty()) resident_download(sequence.reads);
 }
 
-std::shared_ptr<Pipeline> Backend::pipeline_create(std::shared_ptr<const CompiledProgram> program,
+std::shared_ptr<CompiledPipeline> BackendImpl::pipeline_create(std::shared_ptr<const CompiledProgram> program,
                                                    const DispatchConfig& config,
                                                    std::uint32_t flags) {
-  return std::make_shared<Pipeline>(std::move(program), config, flags);
+  return std::make_shared<CompiledPipeline>(std::move(program), config, flags);
 }
 
-void Backend::pipeline_dispatch(Pipeline&, const HostDispatch& dispatch) { this->dispatch(dispatch); }
+void BackendImpl::pipeline_dispatch(CompiledPipeline&, const HostDispatch& dispatch) { this->dispatch(dispatch); }
 
-std::vector<Metric> Backend::metrics() { return {}; }
+std::shared_ptr<DeviceBuffer> BackendImpl::resident_import(const ImportRequest&) {
+  unsupported("external memory (resident_import)");
+}
 
-void Backend::metrics_reset() {}
+MemoryLocation BackendImpl::resident_export(DeviceBuffer&) {
+  unsupported("external memory (resident_export)");
+}
+
+void Pending::cancel() { unsupported("cancellation (pending_cancel)"); }
+
+std::vector<Counter> BackendImpl::metrics() { return {}; }
+
+void BackendImpl::metrics_reset() {}
 
 }  // namespace vyre::kit

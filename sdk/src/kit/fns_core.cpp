@@ -40,7 +40,7 @@ CreateOptions to_create_options(const vyre_create_options* options) {
 
 
 // Write the first `count` metrics into the caller's array (strided by its first element).
-void write_metrics(const std::vector<Metric>& metrics, vyre_metric* out, std::size_t capacity) {
+void write_metrics(const std::vector<Counter>& metrics, vyre_metric* out, std::size_t capacity) {
   const std::size_t n = std::min(capacity, metrics.size());
   if (n == 0) return;
   abi::check_out_struct(out, "metrics_snapshot: out[0]");
@@ -66,7 +66,7 @@ vyre_status create(const vyre_create_options* options, vyre_backend** out, vyre_
     if (!spec.create)
       fail(VYRE_ERR_UNSUPPORTED, "backend '" + spec.id + "' cannot create instances",
            "use another backend");
-    std::unique_ptr<Backend> backend = spec.create(create_options);
+    std::unique_ptr<BackendImpl> backend = spec.create(create_options);
     if (!backend)
       fail(VYRE_ERR_INTERNAL, "backend '" + spec.id + "' create returned no instance",
            "fix the plugin's create to return an instance or throw vyre::Error");
@@ -129,7 +129,7 @@ vyre_status metrics_snapshot(vyre_backend* backend, vyre_metric* out, size_t cap
     if (out == nullptr && capacity > 0)
       fail(VYRE_ERR_INVALID_ARGUMENT, "metrics_snapshot: out is NULL with capacity > 0",
            "pass an array of `capacity` vyre_metric, or capacity 0 to ask for the count");
-    std::vector<Metric> metrics = instance->backend().metrics();
+    std::vector<Counter> metrics = instance->backend().metrics();
     metrics.push_back({"pipeline_output_cache_hits", instance->cache_hits.load()});
     metrics.push_back({"pipeline_output_cache_misses", instance->cache_misses.load()});
     write_metrics(metrics, out, capacity);

@@ -41,7 +41,7 @@ vyre_status resident_alloc(vyre_backend* backend, uint64_t byte_len, vyre_reside
     std::shared_ptr<Instance> instance = find_instance(backend);
     require_out_pointer(out, "resident_alloc");
     *out = nullptr;
-    std::shared_ptr<ResidentBuffer> buffer = instance->backend().resident_alloc(byte_len);
+    std::shared_ptr<DeviceBuffer> buffer = instance->backend().resident_alloc(byte_len);
     if (!buffer || buffer->byte_len() != byte_len)
       fail(VYRE_ERR_INTERNAL, "resident_alloc returned no buffer or one of the wrong size",
            "fix the plugin's resident_alloc");
@@ -52,8 +52,8 @@ vyre_status resident_alloc(vyre_backend* backend, uint64_t byte_len, vyre_reside
 vyre_status resident_free(vyre_backend* backend, vyre_resident* buffer, vyre_error** error) {
   return guard(error, [&] {
     std::shared_ptr<Instance> instance = find_instance(backend);
-    std::shared_ptr<ResidentBuffer> taken = instance->residents.take_unless(
-        from_handle(buffer), [](const ResidentBuffer& b) { return b.in_flight.load() > 0; });
+    std::shared_ptr<DeviceBuffer> taken = instance->residents.take_unless(
+        from_handle(buffer), [](const DeviceBuffer& b) { return b.in_flight.load() > 0; });
     if (!taken)
       fail(VYRE_ERR_BUSY, "the resident buffer is used by a dispatch still in flight",
            "wait for the pending dispatch (pending_wait) before freeing the buffer");
@@ -74,7 +74,7 @@ vyre_status resident_upload(vyre_backend* backend, const vyre_resident_write* wr
                             vyre_error** error) {
   return guard(error, [&] {
     std::shared_ptr<Instance> instance = find_instance(backend);
-    const std::vector<ResidentWrite> checked = make_writes(*instance, writes, count);
+    const std::vector<CheckedWrite> checked = make_writes(*instance, writes, count);
     if (!checked.empty()) instance->backend().resident_upload(checked);
   });
 }
@@ -83,7 +83,7 @@ vyre_status resident_download(vyre_backend* backend, const vyre_resident_read* r
                               vyre_error** error) {
   return guard(error, [&] {
     std::shared_ptr<Instance> instance = find_instance(backend);
-    const std::vector<ResidentRead> checked = make_reads(*instance, reads, count, "reads");
+    const std::vector<CheckedRead> checked = make_reads(*instance, reads, count, "reads");
     if (!checked.empty()) instance->backend().resident_download(checked);
   });
 }
@@ -121,7 +121,7 @@ vyre_status sequence_run(vyre_backend* backend, const vyre_sequence_args* args, 
   return guard(error, [&] {
     std::shared_ptr<Instance> instance = find_instance(backend);
     const vyre_sequence_args a = abi::read_struct(args, "vyre_sequence_args");
-    Sequence sequence;
+    CheckedSequence sequence;
     sequence.prefix = check_steps(*instance, a.prefix, a.prefix_count, "prefix");
     sequence.repeated = check_steps(*instance, a.repeated, a.repeated_count, "repeated");
     sequence.repeat_count = a.repeat_count;

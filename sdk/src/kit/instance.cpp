@@ -35,13 +35,13 @@ __attribute__((destructor)) void free_instance_table() {
 
 PendingEntry::~PendingEntry() { pending.reset(); }
 
-Instance::Instance(std::unique_ptr<Backend> backend) : backend_(std::move(backend)) {}
+Instance::Instance(std::unique_ptr<BackendImpl> backend) : backend_(std::move(backend)) {}
 
 Instance::~Instance() {
   pendings.take_all().clear();   // each Pending's destructor waits for its work
   pipelines.take_all().clear();
   programs.take_all().clear();
-  for (const std::shared_ptr<ResidentBuffer>& buffer : residents.take_all()) {
+  for (const std::shared_ptr<DeviceBuffer>& buffer : residents.take_all()) {
     try {
       backend_->resident_free(*buffer);
     } catch (...) {

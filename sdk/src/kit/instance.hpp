@@ -1,4 +1,4 @@
-// One backend instance as the kit sees it: the plugin's Backend plus the handle tables of
+// One backend instance as the kit sees it: the plugin's BackendImpl plus the handle tables of
 // everything created through it. Instances live in a process-wide table keyed by their handle,
 // so a bad vyre_backend* is an error rather than a dereference.
 #pragma once
@@ -19,27 +19,27 @@ namespace vyre::kit::detail {
 struct PendingEntry {
   std::unique_ptr<Pending> pending;
   std::shared_ptr<const CompiledProgram> program;
-  std::vector<std::shared_ptr<ResidentBuffer>> residents;
+  std::vector<std::shared_ptr<DeviceBuffer>> residents;
 
   ~PendingEntry();  // destroys `pending` (which waits) before dropping what it uses
 };
 
 struct PipelineEntry {
-  std::shared_ptr<Pipeline> pipeline;
+  std::shared_ptr<CompiledPipeline> pipeline;
   std::unique_ptr<OutputCache> cache;  // set with VYRE_PIPELINE_CACHE_OUTPUTS
 };
 
 class Instance {
  public:
-  explicit Instance(std::unique_ptr<Backend> backend);
+  explicit Instance(std::unique_ptr<BackendImpl> backend);
   ~Instance();  // waits for pending work, frees every handle, then the backend
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
-  Backend& backend() { return *backend_; }
+  BackendImpl& backend() { return *backend_; }
 
   HandleTable<const CompiledProgram> programs{"program"};
-  HandleTable<ResidentBuffer> residents{"resident buffer"};
+  HandleTable<DeviceBuffer> residents{"resident buffer"};
   HandleTable<PendingEntry> pendings{"pending dispatch"};
   HandleTable<PipelineEntry> pipelines{"pipeline"};
 
@@ -47,7 +47,7 @@ class Instance {
   std::atomic<std::uint64_t> cache_misses{0};
 
  private:
-  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<BackendImpl> backend_;
 };
 
 // Register a new instance; returns its handle id.

@@ -18,19 +18,25 @@ std::size_t non_workgroup_count(const Program& p) {
   return n;
 }
 
-Binding bind_resident(Instance& instance, const BufferDecl& buffer, std::size_t index,
+CheckedBinding bind_resident(Instance& instance, const BufferDecl& buffer, std::size_t index,
                       const vyre_binding& binding) {
-  Binding out;
+  CheckedBinding out;
   try {
     out.resident = instance.residents.get(from_handle(binding.resident));
   } catch (const Error& e) {
     throw Error(e.code(), "binding of " + describe(buffer, index) + ": " + e.what());
   }
+  if (out.resident->read_only() && buffer.access != Access::Read && buffer.access != Access::Uniform)
+    fail(VYRE_ERR_INVALID_ARGUMENT,
+         "binding of " + describe(buffer, index) + " is a read-only imported buffer but the buffer is " +
+             std::string(access_name(buffer.access)),
+         "bind read-only memory only to read or uniform buffers, or import it without "
+         "VYRE_EXTERNAL_READ_ONLY");
   out.elements = bound_elements(buffer, out.resident->byte_len(), "binding");
   return out;
 }
 
-Binding bind_host(const BufferDecl& buffer, std::size_t index, const vyre_binding& binding,
+CheckedBinding bind_host(const BufferDecl& buffer, std::size_t index, const vyre_binding& binding,
                   bool resident_only) {
   if (resident_only)
     fail(VYRE_ERR_INVALID_ARGUMENT,
@@ -47,13 +53,13 @@ Binding bind_host(const BufferDecl& buffer, std::size_t index, const vyre_bindin
          "binding of " + describe(buffer, index) + " has host_data NULL and " +
              std::to_string(binding.host_byte_len) + " bytes",
          "pass the bytes, or a host_byte_len of 0");
-  Binding out;
+  CheckedBinding out;
   out.host = Bytes(static_cast<const std::byte*>(binding.host_data), binding.host_byte_len);
   out.elements = bound_elements(buffer, binding.host_byte_len, "binding");
   return out;
 }
 
-Binding bind_one(Instance& instance, const BufferDecl& buffer, std::size_t index,
+CheckedBinding bind_one(Instance& instance, const BufferDecl& buffer, std::size_t index,
                  const vyre_binding& binding, bool resident_only) {
   if (binding.kind == VYRE_BIND_RESIDENT) return bind_resident(instance, buffer, index, binding);
   if (binding.kind == VYRE_BIND_HOST) return bind_host(buffer, index, binding, resident_only);
@@ -62,7 +68,7 @@ Binding bind_one(Instance& instance, const BufferDecl& buffer, std::size_t index
        "use VYRE_BIND_RESIDENT or VYRE_BIND_HOST");
 }
 
-void check_range(const ResidentBuffer& buffer, std::uint64_t offset, std::uint64_t byte_len,
+void check_range(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t byte_len,
                  std::string_view what, std::size_t i) {
   if (offset <= buffer.byte_len() && byte_len <= buffer.byte_len() - offset) return;
   fail(VYRE_ERR_INVALID_ARGUMENT,
@@ -125,16 +131,20 @@ ResidentDispatch make_sequence_step(Instance& instance, const vyre_sequence_step
                                 step.bindings, step.binding_count, true, what);
 }
 
-std::vector<ResidentWrite> make_writes(Instance& instance, const vyre_resident_write* writes,
+std::vector<CheckedWrite> make_writes(Instance& instance, const vyre_resident_write* writes,
                                        std::size_t count) {
   abi::StridedArray<vyre_resident_write> array(writes, count, "resident writes");
-  std::vector<ResidentWrite> out;
+  std::vector<CheckedWrite> out;
   out.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     const vyre_resident_write w = array[i];
-    ResidentWrite write;
+    CheckedWrite write;
     write.dst = instance.residents.get(from_handle(w.dst));
     check_range(*write.dst, w.offset, w.byte_len, "writes", i);
+    if (write.dst->read_only())
+      fail(VYRE_ERR_INVALID_ARGUMENT,
+           "writes[" + std::to_string(i) + "] uploads into a read-only imported buffer",
+           "upload into buffers you allocated, or import the memory without VYRE_EXTERNAL_READ_ONLY");
     if (w.data == nullptr && w.byte_len > 0)
       fail(VYRE_ERR_INVALID_ARGUMENT, "writes[" + std::to_string(i) + "] has data NULL",
            "pass the bytes to upload");
@@ -145,14 +155,14 @@ std::vector<ResidentWrite> make_writes(Instance& instance, const vyre_resident_w
   return out;
 }
 
-std::vector<ResidentRead> make_reads(Instance& instance, const vyre_resident_read* reads,
+std::vector<CheckedRead> make_reads(Instance& instance, const vyre_resident_read* reads,
                                      std::size_t count, std::string_view what) {
   abi::StridedArray<vyre_resident_read> array(reads, count, what);
-  std::vector<ResidentRead> out;
+  std::vector<CheckedRead> out;
   out.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     const vyre_resident_read r = array[i];
-    ResidentRead read;
+    CheckedRead read;
     read.src = instance.residents.get(from_handle(r.src));
     check_range(*read.src, r.offset, r.byte_len, what, i);
     if (r.data == nullptr && r.byte_len > 0)
@@ -165,10 +175,10 @@ std::vector<ResidentRead> make_reads(Instance& instance, const vyre_resident_rea
   return out;
 }
 
-std::vector<std::shared_ptr<ResidentBuffer>> residents_of(const ResidentDispatch& dispatch) {
-  std::vector<std::shared_ptr<ResidentBuffer>> out;
+std::vector<std::shared_ptr<DeviceBuffer>> residents_of(const ResidentDispatch& dispatch) {
+  std::vector<std::shared_ptr<DeviceBuffer>> out;
   out.reserve(dispatch.bindings.size());
-  for (const Binding& b : dispatch.bindings)
+  for (const CheckedBinding& b : dispatch.bindings)
     if (b.resident) out.push_back(b.resident);
   return out;
 }

@@ -24,12 +24,12 @@ ResidentDispatch make_resident_dispatch(Instance& instance,
 ResidentDispatch make_sequence_step(Instance& instance, const vyre_sequence_step& step,
                                     std::string_view what);
 
-std::vector<ResidentWrite> make_writes(Instance& instance, const vyre_resident_write* writes,
+std::vector<CheckedWrite> make_writes(Instance& instance, const vyre_resident_write* writes,
                                        std::size_t count);
-std::vector<ResidentRead> make_reads(Instance& instance, const vyre_resident_read* reads,
+std::vector<CheckedRead> make_reads(Instance& instance, const vyre_resident_read* reads,
                                      std::size_t count, std::string_view what);
 
 // The resident buffers a dispatch binds (to keep alive while it is in flight).
-std::vector<std::shared_ptr<ResidentBuffer>> residents_of(const ResidentDispatch& dispatch);
+std::vector<std::shared_ptr<DeviceBuffer>> residents_of(const ResidentDispatch& dispatch);
 
 }  // namespace vyre::kit::detail

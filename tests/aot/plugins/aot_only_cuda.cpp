@@ -20,10 +20,10 @@ const vyre::kit::PluginSpec& spec() {
     s.rank = 5;
     s.capabilities = VYRE_CAP_AOT;
     s.op_ids = vyre::cuda::lowered_ops(vyre::cuda::Target{90});
-    s.create = [](const vyre::kit::CreateOptions&) -> std::unique_ptr<vyre::kit::Backend> {
+    s.create = [](const vyre::CreateOptions&) -> std::unique_ptr<vyre::kit::BackendImpl> {
       vyre::fail(VYRE_ERR_NO_DEVICE, "this test plugin only emits AOT bundles", "use the real cuda plugin to run");
     };
-    s.aot_emit = [](vyre::kit::Backend*, const vyre::kit::AotRequest& request) {
+    s.aot_emit = [](vyre::kit::BackendImpl*, const vyre::kit::AotRequest& request) {
       return vyre::cuda::aot::emit_aot_bundle(request, std::nullopt);
     };
     return s;

@@ -261,7 +261,7 @@ class ResidentOp final : public FaultOp {
   Words x0_, y0_;
   host::Program mix_;
   ResidentBuffer x_, y_;
-  host::Timing timing_;
+  vyre::Timing timing_;
 };
 
 // Free a buffer whose last operation is a dispatch (its fence recorded lazily).
@@ -269,7 +269,7 @@ class FreeOp final : public FaultOp {
  public:
   FreeOp() : FaultOp("resident free", Kernel::Increment) {}
   // Freeing always completes: when the last operation's fence cannot be recorded or waited for,
-  // it waits for that operation's stream instead (resident_buffer.cpp).
+  // it waits for that operation's stream instead (cuda_resident.cpp).
   std::set<std::string> absorbs() const override { return {"cuEventRecord", "cuEventSynchronize"}; }
   void setup(FaultContext& ctx) override { increment_ = ctx.backend.compile(increment_program(kResidentWords)); }
   void prepare(FaultContext& ctx) override {

@@ -66,12 +66,12 @@ bool require_gpu(const std::string& plugin) {
   return require_instance([&] { (void)open_plugin_file(plugin); });
 }
 
-host::Backend open_backend(std::string_view id, const host::CreateOptions& options) {
+host::Backend open_backend(std::string_view id, const vyre::CreateOptions& options) {
   const LoadedPlugin& p = plugin(id);
   return host::Backend::create(p.fns, p.library, options, std::string(id));
 }
 
-host::Backend open_plugin_file(const std::string& path, const host::CreateOptions& options) {
+host::Backend open_plugin_file(const std::string& path, const vyre::CreateOptions& options) {
   const LoadedPlugin& p = plugin_at(path);
   return host::Backend::create(p.fns, p.library, options, p.id);
 }

@@ -36,9 +36,9 @@ bool require_gpu();
 bool require_gpu(const std::string& plugin);
 
 // A new instance of the backend `id` from build/plugins (throws vyre::Error).
-host::Backend open_backend(std::string_view id, const host::CreateOptions& options = {});
+host::Backend open_backend(std::string_view id, const vyre::CreateOptions& options = {});
 // A new instance of the plugin at `path` (loaded once per path; throws vyre::Error).
-host::Backend open_plugin_file(const std::string& path, const host::CreateOptions& options = {});
+host::Backend open_plugin_file(const std::string& path, const vyre::CreateOptions& options = {});
 // Shared default instances (created once).
 const host::Backend& cuda();
 const host::Backend& reference();

@@ -65,7 +65,7 @@ TEST_CASE("create honours the device ordinal and fails with NO_DEVICE and a Fix 
     ScopedEnv devices("FAKE_CUDA_DEVICES", "2");
     ScopedEnv ordinal("VYRE_CUDA_DEVICE_ORDINAL", "1");
     CHECK(open_backend("cuda").device_profile().multiprocessors == 132);
-    vyre::host::CreateOptions options;
+    vyre::CreateOptions options;
     options.device_ordinal = 2;
     CHECK(expect_error([&] { open_backend("cuda", options); }, VYRE_ERR_NO_DEVICE).find("2 device(s)") != std::string::npos);
   }
@@ -101,7 +101,7 @@ TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry count
   CHECK(words(fake().dispatch(compiled, inputs).at(0)) == expected);
   CHECK(delta("dispatches") == 1);
   CHECK(delta("kernel_launches") == 1);
-  // One image (host_dispatch.hpp): the input at 0 and the zeroed output at 12032 (256-aligned); the
+  // One image (host_run.hpp): the input at 0 and the zeroed output at 12032 (256-aligned); the
   // output must arrive zeroed, since the fake's memory starts as 0x5A.
   CHECK(delta("h2d_operations") == 1);
   CHECK(delta("h2d_bytes") == 12032 + n * 4);
@@ -408,7 +408,7 @@ TEST_CASE("graph replay stays correct after a binding or count change, updating 
 
 TEST_CASE("the memory budget: OUT_OF_MEMORY naming the bytes, earlier and later buffers keep working") {
   FakeScope scope(Kernel::None);
-  vyre::host::CreateOptions options;
+  vyre::CreateOptions options;
   options.memory_budget_bytes = 64ull << 20;
   const auto backend = open_backend("cuda", options);
   const ResidentBuffer first = backend.alloc(32ull << 20);

@@ -171,7 +171,7 @@ TEST_CASE("graph replay stays correct after a binding or count change, updating 
 }
 
 TEST_CASE("over the memory budget is OUT_OF_MEMORY naming the bytes; earlier and later allocations work") {
-  vyre::host::CreateOptions options;
+  vyre::CreateOptions options;
   options.memory_budget_bytes = 64ull << 20;
   const auto backend = open_backend("cuda", options);
   const ResidentBuffer first = backend.alloc(32ull << 20);

@@ -47,10 +47,10 @@ std::vector<std::uint32_t> words_of(Bytes bytes) {
   return words;
 }
 
-class Buffer final : public vyre::kit::ResidentBuffer {
+class Buffer final : public vyre::kit::DeviceBuffer {
  public:
   explicit Buffer(std::uint64_t byte_len)
-      : ResidentBuffer(byte_len), words((byte_len + 3) / 4, 0u) {}
+      : DeviceBuffer(byte_len), words((byte_len + 3) / 4, 0u) {}
   std::span<std::byte> bytes() { return std::as_writable_bytes(std::span(words)).first(byte_len()); }
   std::vector<std::uint32_t> words;
 };
@@ -71,7 +71,7 @@ class ThreadPending final : public vyre::kit::Pending {
   std::shared_future<void> done_;
 };
 
-class TestBackend final : public vyre::kit::Backend {
+class TestBackend final : public vyre::kit::BackendImpl {
  public:
   void device_profile(vyre_device_profile& out) override {
     if (TEST_THROWS) throw 42;  // not even a std::exception
@@ -108,7 +108,7 @@ class TestBackend final : public vyre::kit::Backend {
     }
   }
 
-  std::shared_ptr<vyre::kit::ResidentBuffer> resident_alloc(std::uint64_t byte_len) override {
+  std::shared_ptr<vyre::kit::DeviceBuffer> resident_alloc(std::uint64_t byte_len) override {
     if (byte_len > (1ull << 30))
       vyre::fail(VYRE_ERR_OUT_OF_MEMORY,
                  "requested " + std::to_string(byte_len) + " bytes; the test device has 1 GiB",
@@ -116,9 +116,9 @@ class TestBackend final : public vyre::kit::Backend {
     return std::make_shared<Buffer>(byte_len);
   }
 
-  void resident_free(vyre::kit::ResidentBuffer&) override { ++frees_; }
+  void resident_free(vyre::kit::DeviceBuffer&) override { ++frees_; }
 
-  void resident_upload(std::span<const vyre::kit::ResidentWrite> writes) override {
+  void resident_upload(std::span<const vyre::kit::CheckedWrite> writes) override {
     std::lock_guard lock(memory_mutex_);
     for (const auto& w : writes)
       if (!w.data.empty())
@@ -126,7 +126,7 @@ class TestBackend final : public vyre::kit::Backend {
                     w.data.size());
   }
 
-  void resident_download(std::span<const vyre::kit::ResidentRead> reads) override {
+  void resident_download(std::span<const vyre::kit::CheckedRead> reads) override {
     std::lock_guard lock(memory_mutex_);
     for (const auto& r : reads)
       if (!r.data.empty())
@@ -167,7 +167,7 @@ class TestBackend final : public vyre::kit::Backend {
     return std::make_unique<ThreadPending>(std::move(done));
   }
 
-  std::vector<vyre::kit::Metric> metrics() override {
+  std::vector<vyre::kit::Counter> metrics() override {
     if (TEST_THROWS) vyre::fail(VYRE_ERR_DEVICE, "metrics exploded", "do not call metrics");
     return {{"test_compiles", compiles_.load()},
             {"test_dispatches", dispatches_.load()},
@@ -193,7 +193,7 @@ class TestBackend final : public vyre::kit::Backend {
     std::vector<std::vector<std::uint32_t>> host(p.buffers.size());
     std::vector<std::span<std::uint32_t>> spans(p.buffers.size());
     for (std::size_t i = 0; i < p.buffers.size(); ++i) {
-      const vyre::kit::Binding& b = d.bindings[i];
+      const vyre::kit::CheckedBinding& b = d.bindings[i];
       if (b.resident) {
         spans[i] = std::span(static_cast<Buffer&>(*b.resident).words).first(b.elements);
         continue;
@@ -219,7 +219,7 @@ const vyre::kit::PluginSpec& spec() {
     p.rank = TEST_RANK;
     p.capabilities = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_RESIDENT | TEST_CAPS;
     p.op_ids = declared_ops();
-    p.create = [](const vyre::kit::CreateOptions&) -> std::unique_ptr<vyre::kit::Backend> {
+    p.create = [](const vyre::CreateOptions&) -> std::unique_ptr<vyre::kit::BackendImpl> {
       if (TEST_CREATE_FAILS)
         vyre::fail(VYRE_ERR_NO_DEVICE, "the test device " TEST_ID " is switched off",
                    "this backend never creates; it tests skipping");

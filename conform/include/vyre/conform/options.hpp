@@ -1,8 +1,9 @@
 // Command line of vyre-conform.
 //
-//   vyre-conform [--plugins DIR]... [--backend ID]... [--reference ID] [--ops GLOB]... [--cases N]
-//                [--seed S] [--exhaustive] [--offline [--target SM]] [--out DIR] [--jobs N]
-//                [--case K] [--no-progress]
+//   vyre-conform [--plugins DIR]... [--replace-backend ID]... [--backend ID]... [--reference ID]
+//                [--ops GLOB]... [--cases N] [--seed S] [--exhaustive] [--offline [--target SM]]
+//                [--out DIR] [--signing-key FILE] [--trusted-keys DIR] [--jobs N] [--case K]
+//                [--no-progress]
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,13 @@ struct Options {
   bool offline = false;
   std::string target = "sm_90";           // --offline target
   std::string out_dir = "certs";
+  // The key certificates are signed with (created on first use); empty: VYRE_SIGNING_KEY, else
+  // $XDG_CONFIG_HOME/vyre/keys/certificate-signing.pem (vyre/signing.hpp).
+  std::string signing_key;
+  // Where a newly created key's public key is added, so that routing here trusts what this user
+  // certified; empty: VYRE_TRUSTED_KEYS, else $XDG_CONFIG_HOME/vyre/trusted-keys.
+  std::string trusted_keys;
+  std::vector<std::string> replace_backends;  // --replace-backend ID (RegistryOptions)
   unsigned jobs = 0;                      // 0: hardware threads
   // --case K: run only case K of the one selected op (with --exhaustive: only input K of its
   // exhaustive run); writes no certificate.

@@ -47,7 +47,7 @@ BundleFile text_file(std::string name, std::string_view text) {
   return BundleFile{std::move(name), std::vector<std::uint8_t>(text.begin(), text.end())};
 }
 
-kit::AotFile to_aot(BundleFile file) { return kit::AotFile{std::move(file.name), std::move(file.data)}; }
+vyre::AotFile to_aot(BundleFile file) { return vyre::AotFile{std::move(file.name), std::move(file.data)}; }
 
 }  // namespace
 
@@ -57,7 +57,7 @@ std::vector<std::string> launcher_file_names() {
   return names;
 }
 
-std::vector<kit::AotFile> emit_aot_bundle(const kit::AotRequest& request, std::optional<Target> instance_target) {
+std::vector<vyre::AotFile> emit_aot_bundle(const kit::AotRequest& request, std::optional<Target> instance_target) {
   const Target target = choose_target(request, instance_target);
   const BundleGeometry geometry = resolve_bundle_geometry(request.program, request.config);
   check_weights(request, geometry);
@@ -86,7 +86,7 @@ std::vector<kit::AotFile> emit_aot_bundle(const kit::AotRequest& request, std::o
   in.launcher_files = launcher_file_names();
   const std::string manifest = pretty_json(boost::json::value(build_manifest(in)));
 
-  std::vector<kit::AotFile> files;
+  std::vector<vyre::AotFile> files;
   files.push_back(to_aot(text_file("manifest.json", manifest)));
   files.push_back(to_aot(std::move(ptx)));
   if (cubin) files.push_back(to_aot(std::move(*cubin)));

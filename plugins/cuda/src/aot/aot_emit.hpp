@@ -1,7 +1,7 @@
 // AOT bundles of the CUDA plugin (SPEC §10, docs/AOT.md): program + target -> the bundle's files.
 // Needs no GPU. The plugin's registration installs it as PluginSpec::aot_emit:
 //
-//   spec.aot_emit = [](kit::Backend* instance, const kit::AotRequest& request) {
+//   spec.aot_emit = [](kit::BackendImpl* instance, const kit::AotRequest& request) {
 //     std::optional<Target> device_target;
 //     if (instance != nullptr) device_target = static_cast<CudaBackend*>(instance)->runtime().target();
 //     return aot::emit_aot_bundle(request, device_target);
@@ -22,7 +22,7 @@ namespace vyre::cuda::aot {
 // device's), else sm_90. Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for a runtime-sized buffer,
 // an empty or inconsistent geometry, weights larger than the first input buffer (or without one),
 // an unknown target; VYRE_ERR_UNSUPPORTED for an op the emitter does not lower for the target.
-std::vector<kit::AotFile> emit_aot_bundle(const kit::AotRequest& request, std::optional<Target> instance_target);
+std::vector<vyre::AotFile> emit_aot_bundle(const kit::AotRequest& request, std::optional<Target> instance_target);
 
 // The files a bundle's launcher/ holds, as bundle-relative names ("launcher/main.cpp", ...).
 std::vector<std::string> launcher_file_names();

@@ -17,7 +17,7 @@
 // another or the geometry, so running invocations 4t..4t+3 in thread t, statement by statement in
 // lockstep, is the same computation as one invocation per thread.
 //
-// When the runtime uses it (runtime/execution.cpp): only when the dispatch applies the tail guard
+// When the runtime uses it (runtime/exec_plan.cpp): only when the dispatch applies the tail guard
 // (no explicit grid: the invocations that run are exactly InvocationId.x = 0..N-1, whatever the
 // workgroup), launching ceil(N / (workgroup.x * kElementwiseLanes)) workgroups. Launched with any
 // larger grid it is still correct (threads past N do nothing).

@@ -3,10 +3,10 @@
 #include "runtime/cuda_program.hpp"
 #include "runtime/device_work.hpp"
 #include "runtime/fault_injection.hpp"
-#include "runtime/host_dispatch.hpp"
-#include "runtime/pipeline.hpp"
-#include "runtime/resident_buffer.hpp"
-#include "runtime/resident_dispatch.hpp"
+#include "runtime/host_run.hpp"
+#include "runtime/cuda_pipeline.hpp"
+#include "runtime/cuda_resident.hpp"
+#include "runtime/resident_run.hpp"
 #include "runtime/resident_transfer.hpp"
 #include "runtime/sequence.hpp"
 
@@ -32,25 +32,25 @@ std::unique_ptr<kit::Pending> CudaBackend::dispatch_async(const kit::HostDispatc
   return std::make_unique<CudaPending>(HostRun::start(runtime_, dispatch, false));
 }
 
-kit::Timing CudaBackend::dispatch_timed(const kit::HostDispatch& dispatch) {
+vyre::Timing CudaBackend::dispatch_timed(const kit::HostDispatch& dispatch) {
   auto run = HostRun::start(runtime_, dispatch, true);
   run->wait_on_queuing_thread();
-  const kit::Timing timing = run->timing();
+  const vyre::Timing timing = run->timing();
   record_timing(timing);
   return timing;
 }
 
-std::shared_ptr<kit::ResidentBuffer> CudaBackend::resident_alloc(std::uint64_t byte_len) {
+std::shared_ptr<kit::DeviceBuffer> CudaBackend::resident_alloc(std::uint64_t byte_len) {
   return std::make_shared<CudaResident>(runtime_, byte_len);
 }
 
-void CudaBackend::resident_free(kit::ResidentBuffer& buffer) { cuda_resident(buffer).release(); }
+void CudaBackend::resident_free(kit::DeviceBuffer& buffer) { cuda_resident(buffer).release(); }
 
-void CudaBackend::resident_upload(std::span<const kit::ResidentWrite> writes) {
+void CudaBackend::resident_upload(std::span<const kit::CheckedWrite> writes) {
   upload_resident(*runtime_, writes);
 }
 
-void CudaBackend::resident_download(std::span<const kit::ResidentRead> reads) {
+void CudaBackend::resident_download(std::span<const kit::CheckedRead> reads) {
   download_resident(*runtime_, reads);
 }
 
@@ -61,23 +61,23 @@ std::unique_ptr<kit::Pending> CudaBackend::dispatch_resident(const kit::Resident
   return nullptr;
 }
 
-kit::Timing CudaBackend::dispatch_resident_timed(const kit::ResidentDispatch& dispatch) {
+vyre::Timing CudaBackend::dispatch_resident_timed(const kit::ResidentDispatch& dispatch) {
   auto run = ResidentRun::start(runtime_, dispatch, true);
   run->wait_on_queuing_thread();
-  const kit::Timing timing = run->timing();
+  const vyre::Timing timing = run->timing();
   record_timing(timing);
   return timing;
 }
 
-void CudaBackend::sequence_run(const kit::Sequence& sequence) { run_sequence(*runtime_, sequence); }
+void CudaBackend::sequence_run(const kit::CheckedSequence& sequence) { run_sequence(*runtime_, sequence); }
 
-std::shared_ptr<kit::Pipeline> CudaBackend::pipeline_create(std::shared_ptr<const kit::CompiledProgram> program,
+std::shared_ptr<kit::CompiledPipeline> CudaBackend::pipeline_create(std::shared_ptr<const kit::CompiledProgram> program,
                                                             const DispatchConfig& config, std::uint32_t flags) {
   cuda_program(*program);
   return std::make_shared<CudaPipeline>(runtime_, std::move(program), config, flags);
 }
 
-void CudaBackend::pipeline_dispatch(kit::Pipeline& pipeline, const kit::HostDispatch& dispatch) {
+void CudaBackend::pipeline_dispatch(kit::CompiledPipeline& pipeline, const kit::HostDispatch& dispatch) {
   auto* cuda = dynamic_cast<CudaPipeline*>(&pipeline);
   if (cuda == nullptr) {
     fail(VYRE_ERR_INVALID_HANDLE, "The pipeline was not created by the cuda backend",
@@ -86,24 +86,24 @@ void CudaBackend::pipeline_dispatch(kit::Pipeline& pipeline, const kit::HostDisp
   cuda->dispatch(dispatch);
 }
 
-std::vector<kit::Metric> CudaBackend::metrics() {
-  std::vector<kit::Metric> metrics = runtime_->telemetry().snapshot();
+std::vector<kit::Counter> CudaBackend::metrics() {
+  std::vector<kit::Counter> metrics = runtime_->telemetry().snapshot();
   // Device memory as the driver sees it now (other processes included); left out when the driver
   // cannot say (e.g. after a device fault), so that counters stay readable.
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   if (runtime_->bind_quietly() &&
       runtime_->driver().cuMemGetInfo(&free_bytes, &total_bytes) == drv::CUDA_SUCCESS) {
-    metrics.push_back(kit::Metric{"device_memory_free_bytes", free_bytes});
-    metrics.push_back(kit::Metric{"device_memory_total_bytes", total_bytes});
+    metrics.push_back(kit::Counter{"device_memory_free_bytes", free_bytes});
+    metrics.push_back(kit::Counter{"device_memory_total_bytes", total_bytes});
   }
-  for (const kit::Metric& metric : fault::metrics()) metrics.push_back(metric);  // test builds only
+  for (const kit::Counter& metric : fault::metrics()) metrics.push_back(metric);  // test builds only
   return metrics;
 }
 
 void CudaBackend::metrics_reset() { runtime_->telemetry().reset(); }
 
-void CudaBackend::record_timing(const kit::Timing& timing) {
+void CudaBackend::record_timing(const vyre::Timing& timing) {
   Telemetry& telemetry = runtime_->telemetry();
   Telemetry::add(telemetry.timed_dispatches);
   Telemetry::add(telemetry.timed_wall_ns, timing.wall_ns);

@@ -1,4 +1,4 @@
-// The CUDA backend instance: the kit's Backend interface over one Runtime. Each method binds the
+// The CUDA backend instance: the kit's BackendImpl interface over one Runtime. Each method binds the
 // device context to the calling thread, so an instance serves any number of threads at once.
 #pragma once
 
@@ -9,7 +9,7 @@
 
 namespace vyre::cuda {
 
-class CudaBackend final : public kit::Backend {
+class CudaBackend final : public kit::BackendImpl {
  public:
   explicit CudaBackend(std::shared_ptr<Runtime> runtime) : runtime_(std::move(runtime)) {}
   ~CudaBackend() override;
@@ -19,27 +19,27 @@ class CudaBackend final : public kit::Backend {
 
   void dispatch(const kit::HostDispatch& dispatch) override;
   std::unique_ptr<kit::Pending> dispatch_async(const kit::HostDispatch& dispatch) override;
-  kit::Timing dispatch_timed(const kit::HostDispatch& dispatch) override;
+  vyre::Timing dispatch_timed(const kit::HostDispatch& dispatch) override;
 
-  std::shared_ptr<kit::ResidentBuffer> resident_alloc(std::uint64_t byte_len) override;
-  void resident_free(kit::ResidentBuffer& buffer) override;
-  void resident_upload(std::span<const kit::ResidentWrite> writes) override;
-  void resident_download(std::span<const kit::ResidentRead> reads) override;
+  std::shared_ptr<kit::DeviceBuffer> resident_alloc(std::uint64_t byte_len) override;
+  void resident_free(kit::DeviceBuffer& buffer) override;
+  void resident_upload(std::span<const kit::CheckedWrite> writes) override;
+  void resident_download(std::span<const kit::CheckedRead> reads) override;
   std::unique_ptr<kit::Pending> dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) override;
-  kit::Timing dispatch_resident_timed(const kit::ResidentDispatch& dispatch) override;
-  void sequence_run(const kit::Sequence& sequence) override;
+  vyre::Timing dispatch_resident_timed(const kit::ResidentDispatch& dispatch) override;
+  void sequence_run(const kit::CheckedSequence& sequence) override;
 
-  std::shared_ptr<kit::Pipeline> pipeline_create(std::shared_ptr<const kit::CompiledProgram> program,
+  std::shared_ptr<kit::CompiledPipeline> pipeline_create(std::shared_ptr<const kit::CompiledProgram> program,
                                                  const DispatchConfig& config, std::uint32_t flags) override;
-  void pipeline_dispatch(kit::Pipeline& pipeline, const kit::HostDispatch& dispatch) override;
+  void pipeline_dispatch(kit::CompiledPipeline& pipeline, const kit::HostDispatch& dispatch) override;
 
-  std::vector<kit::Metric> metrics() override;
+  std::vector<kit::Counter> metrics() override;
   void metrics_reset() override;
 
   Runtime& runtime() { return *runtime_; }
 
  private:
-  void record_timing(const kit::Timing& timing);
+  void record_timing(const vyre::Timing& timing);
 
   std::shared_ptr<Runtime> runtime_;
 };

@@ -183,8 +183,8 @@ void DispatchTimer::read_device_time(Runtime& runtime, const char* what) {
   device_ns_ = static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
 }
 
-kit::Timing DispatchTimer::timing(std::uint64_t wait_ns) const {
-  kit::Timing timing;
+vyre::Timing DispatchTimer::timing(std::uint64_t wait_ns) const {
+  vyre::Timing timing;
   timing.wall_ns = elapsed_ns(started_);
   timing.enqueue_ns = enqueue_ns_;
   timing.wait_ns = wait_ns;

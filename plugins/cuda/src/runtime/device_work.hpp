@@ -104,7 +104,7 @@ class DispatchTimer {
 
   // After the work finished: wall time since the start, the enqueue time, `wait_ns`, and the
   // device time when it was read.
-  kit::Timing timing(std::uint64_t wait_ns) const;
+  vyre::Timing timing(std::uint64_t wait_ns) const;
 
  private:
   std::chrono::steady_clock::time_point started_;

@@ -31,7 +31,7 @@ void check_environment();
 
 // With the hooks: `faults_injected` and `driver_calls.<function>` for every hookable function
 // (calls made by this process since the plugin was loaded). Empty without.
-std::vector<kit::Metric> metrics();
+std::vector<kit::Counter> metrics();
 
 }  // namespace fault
 }  // namespace vyre::cuda

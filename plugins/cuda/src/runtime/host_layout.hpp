@@ -1,5 +1,5 @@
 // How a host dispatch's buffers sit in one block (each 256-byte aligned, declaration order, then
-// the grid barrier), and which of the three stagings moves them (host_dispatch.hpp says what each
+// the grid barrier), and which of the three stagings moves them (host_run.hpp says what each
 // does). Shared by one-off host dispatches (HostRun) and compiled pipelines, which compute it once
 // per input shape.
 #pragma once
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/execution.hpp"
+#include "runtime/exec_plan.hpp"
 #include "vyre/plugin_kit.hpp"
 
 namespace vyre::cuda {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "runtime/byte_ranges.hpp"
-#include "runtime/host_dispatch.hpp"
+#include "runtime/host_run.hpp"
 
 namespace vyre::cuda {
 namespace {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "runtime/captured_graph.hpp"
-#include "runtime/execution.hpp"
+#include "runtime/exec_plan.hpp"
 #include "runtime/host_layout.hpp"
 #include "runtime/kernel_graph.hpp"
 

@@ -21,12 +21,12 @@ kit::PluginSpec make_spec() {
   // What the runtime implements, plus what the emitter's op set shows it lowers.
   spec.capabilities = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_TIMED | VYRE_CAP_RESIDENT | VYRE_CAP_SEQUENCE |
                       VYRE_CAP_COMPILED_PIPELINE | VYRE_CAP_GRAPH_REPLAY | kit::op_capabilities(spec.op_ids);
-  spec.create = [](const kit::CreateOptions& options) -> std::unique_ptr<kit::Backend> {
+  spec.create = [](const vyre::CreateOptions& options) -> std::unique_ptr<kit::BackendImpl> {
     return std::make_unique<CudaBackend>(Runtime::open(options));
   };
   // AOT bundles (SPEC §10): emitted without a device; an instance contributes its target.
   spec.capabilities |= VYRE_CAP_AOT;
-  spec.aot_emit = [](kit::Backend* instance, const kit::AotRequest& request) {
+  spec.aot_emit = [](kit::BackendImpl* instance, const kit::AotRequest& request) {
     std::optional<Target> device_target;
     if (instance != nullptr) device_target = static_cast<CudaBackend*>(instance)->runtime().target();
     return aot::emit_aot_bundle(request, device_target);
@@ -47,7 +47,7 @@ extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_
   try {
     return vyre::kit::register_backend(vyre::cuda::plugin_spec(), host, info);
   } catch (...) {
-    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_SIZE) {
+    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_0_SIZE) {
       info->failure = "cuda: building the plugin description failed. Fix: reinstall libvyre_cuda.so";
     }
     return VYRE_ERR_INTERNAL;

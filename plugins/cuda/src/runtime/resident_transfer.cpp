@@ -4,7 +4,7 @@
 #include <map>
 
 #include "runtime/byte_ranges.hpp"
-#include "runtime/resident_buffer.hpp"
+#include "runtime/cuda_resident.hpp"
 
 namespace vyre::cuda {
 namespace {
@@ -38,16 +38,16 @@ void queue_fenced(Runtime& runtime, drv::CUstream stream, const EventRef& fence,
 
 }  // namespace
 
-void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> writes) {
+void upload_resident(Runtime& runtime, std::span<const kit::CheckedWrite> writes) {
   runtime.bind();
   runtime.deferred().reap();
   std::vector<std::uint64_t> sizes;
-  for (const kit::ResidentWrite& write : writes) sizes.push_back(write.data.size());
+  for (const kit::CheckedWrite& write : writes) sizes.push_back(write.data.size());
   std::uint64_t total = 0;
   const auto offsets = pack_offsets(sizes, kAlignment, &total);
   if (total == 0) return;
   std::vector<CudaResident*> targets;
-  for (const kit::ResidentWrite& write : writes) targets.push_back(&cuda_resident(*write.dst));
+  for (const kit::CheckedWrite& write : writes) targets.push_back(&cuda_resident(*write.dst));
 
   Block staging = runtime.staging().acquire(total);
   for (std::size_t i = 0; i < writes.size(); ++i) {
@@ -59,7 +59,7 @@ void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> write
   EventRef fence = runtime.events().acquire();
   queue_fenced(runtime, stream.get(), fence, "cuEventRecord(resident upload)", [&](ResidentOrder& order) {
     for (std::size_t i = 0; i < writes.size(); ++i) {
-      const kit::ResidentWrite& write = writes[i];
+      const kit::CheckedWrite& write = writes[i];
       if (write.data.empty()) continue;
       order.use(*targets[i]);
       driver.check(driver.cuMemcpyHtoDAsync(targets[i]->pointer() + write.offset, staging.host() + offsets[i],
@@ -74,7 +74,7 @@ void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> write
   runtime.deferred().park(std::move(fence), std::move(keep));
 }
 
-void download_resident(Runtime& runtime, std::span<const kit::ResidentRead> reads) {
+void download_resident(Runtime& runtime, std::span<const kit::CheckedRead> reads) {
   runtime.bind();
   runtime.deferred().reap();
   // Group the reads by buffer and merge each buffer's ranges.
@@ -129,7 +129,7 @@ void download_resident(Runtime& runtime, std::span<const kit::ResidentRead> read
     for (std::size_t k = 0; k < indices.size(); ++k) {
       const std::size_t copy_index = group.plan.copy_of[k];
       if (copy_index == kNoCopy) continue;
-      const kit::ResidentRead& read = reads[indices[k]];
+      const kit::CheckedRead& read = reads[indices[k]];
       const ByteSpan& copy = group.plan.copies[copy_index];
       std::memcpy(read.data.data(), staging.host() + group.staging_offsets[copy_index] + (read.offset - copy.offset),
                   read.data.size());

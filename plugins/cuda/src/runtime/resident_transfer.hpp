@@ -13,7 +13,7 @@
 
 namespace vyre::cuda {
 
-void upload_resident(Runtime& runtime, std::span<const kit::ResidentWrite> writes);
-void download_resident(Runtime& runtime, std::span<const kit::ResidentRead> reads);
+void upload_resident(Runtime& runtime, std::span<const kit::CheckedWrite> writes);
+void download_resident(Runtime& runtime, std::span<const kit::CheckedRead> reads);
 
 }  // namespace vyre::cuda

@@ -35,7 +35,7 @@ bool env_flag(const char* value) {
   return text == "1" || text == "true" || text == "yes" || text == "on";
 }
 
-std::shared_ptr<Runtime> Runtime::open(const kit::CreateOptions& options) {
+std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   fault::check_environment();  // a malformed VYRE_CUDA_FAIL fails here, before the driver loads
   const int ordinal = choose_device_ordinal(options.device_ordinal, std::getenv(kDeviceOrdinalEnv));
   prepare_jit_cache();  // before cuInit, so the driver sees CUDA_CACHE_PATH
@@ -58,7 +58,7 @@ std::shared_ptr<Runtime> Runtime::open(const kit::CreateOptions& options) {
 }
 
 Runtime::Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info,
-                 const kit::CreateOptions& options)
+                 const vyre::CreateOptions& options)
     : driver_(driver),
       device_(std::move(info)),
       context_(driver, device),

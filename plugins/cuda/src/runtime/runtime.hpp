@@ -49,7 +49,7 @@ class Runtime {
   // Open the driver and the device `options` (or VYRE_CUDA_DEVICE_ORDINAL) names. Throws
   // vyre::Error: VYRE_ERR_NO_DEVICE with what to check where CUDA cannot run here,
   // VYRE_ERR_INVALID_ARGUMENT for a malformed ordinal.
-  static std::shared_ptr<Runtime> open(const kit::CreateOptions& options);
+  static std::shared_ptr<Runtime> open(const vyre::CreateOptions& options);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -64,7 +64,7 @@ class Runtime {
   const Target& target() const { return modules_.target(); }
   bool force_split_grid_sync() const { return force_split_grid_sync_; }
   bool elementwise_entries() const { return elementwise_entries_; }
-  // Small elementwise host dispatches may run on mapped pinned memory (host_dispatch.hpp).
+  // Small elementwise host dispatches may run on mapped pinned memory (host_run.hpp).
   bool mapped_host_dispatch() const { return mapped_host_dispatch_; }
 
   Telemetry& telemetry() { return telemetry_; }
@@ -96,7 +96,7 @@ class Runtime {
   void drain(drv::CUstream stream) const noexcept;
 
  private:
-  Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info, const kit::CreateOptions& options);
+  Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info, const vyre::CreateOptions& options);
   static BlockPoolHooks device_hooks(const Context& context, Telemetry& telemetry);
   static BlockPoolHooks staging_hooks(const Context& context, Telemetry& telemetry);
 

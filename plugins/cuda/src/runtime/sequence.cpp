@@ -5,9 +5,9 @@
 #include <map>
 
 #include "runtime/byte_ranges.hpp"
-#include "runtime/execution.hpp"
-#include "runtime/resident_buffer.hpp"
-#include "runtime/resident_dispatch.hpp"
+#include "runtime/exec_plan.hpp"
+#include "runtime/cuda_resident.hpp"
+#include "runtime/resident_run.hpp"
 
 namespace vyre::cuda {
 namespace {
@@ -23,7 +23,7 @@ struct PreparedStep {
 struct PreparedRead {
   CudaResident* buffer = nullptr;
   RangePlan plan;
-  std::vector<std::size_t> reads;              // indices into Sequence::reads
+  std::vector<std::size_t> reads;              // indices into kit::CheckedSequence::reads
   std::vector<std::uint64_t> staging_offsets;  // per merged copy
 };
 
@@ -33,13 +33,13 @@ PreparedStep prepare_step(Runtime& runtime, const kit::ResidentDispatch& step, I
   Block unused_staging;
   Block unused_device;
   auto pointers = bind_resident(runtime, step, false, unused_staging, unused_device, nullptr);
-  for (const kit::Binding& binding : step.bindings) in_flight.add(binding.resident);
+  for (const kit::CheckedBinding& binding : step.bindings) in_flight.add(binding.resident);
   prepared.bindings = make_bindings(prepared.plan, std::move(pointers), step.buffer_elements);
   prepared.barrier = runtime.device_memory().acquire(prepared.plan.grid_barrier_bytes);
   return prepared;
 }
 
-std::vector<PreparedRead> prepare_reads(const kit::Sequence& sequence, std::uint64_t* staging_total) {
+std::vector<PreparedRead> prepare_reads(const kit::CheckedSequence& sequence, std::uint64_t* staging_total) {
   std::map<CudaResident*, std::vector<std::size_t>> by_buffer;
   for (std::size_t i = 0; i < sequence.reads.size(); ++i) {
     by_buffer[&cuda_resident(*sequence.reads[i].src)].push_back(i);
@@ -119,7 +119,7 @@ void launch_repeated(Runtime& runtime, std::vector<PreparedStep>& steps, KernelG
 
 }  // namespace
 
-void run_sequence(Runtime& runtime, const kit::Sequence& sequence) {
+void run_sequence(Runtime& runtime, const kit::CheckedSequence& sequence) {
   runtime.bind();
   runtime.deferred().reap();
   // Every check and every allocation before the first queued operation.
@@ -174,7 +174,7 @@ void run_sequence(Runtime& runtime, const kit::Sequence& sequence) {
     for (std::size_t k = 0; k < read.reads.size(); ++k) {
       const std::size_t copy_index = read.plan.copy_of[k];
       if (copy_index == kNoCopy) continue;
-      const kit::ResidentRead& target = sequence.reads[read.reads[k]];
+      const kit::CheckedRead& target = sequence.reads[read.reads[k]];
       const ByteSpan& copy = read.plan.copies[copy_index];
       std::memcpy(target.data.data(), staging.host() + read.staging_offsets[copy_index] + (target.offset - copy.offset),
                   target.data.size());

@@ -10,6 +10,6 @@
 
 namespace vyre::cuda {
 
-void run_sequence(Runtime& runtime, const kit::Sequence& sequence);
+void run_sequence(Runtime& runtime, const kit::CheckedSequence& sequence);
 
 }  // namespace vyre::cuda

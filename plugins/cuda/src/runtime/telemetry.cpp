@@ -2,10 +2,10 @@
 
 namespace vyre::cuda {
 
-std::vector<kit::Metric> Telemetry::snapshot() const {
-  std::vector<kit::Metric> metrics;
+std::vector<kit::Counter> Telemetry::snapshot() const {
+  std::vector<kit::Counter> metrics;
 #define VYRE_CUDA_SNAPSHOT(name, member) \
-  metrics.push_back(kit::Metric{name, member.load(std::memory_order_relaxed)});
+  metrics.push_back(kit::Counter{name, member.load(std::memory_order_relaxed)});
   VYRE_CUDA_COUNTERS(VYRE_CUDA_SNAPSHOT)
   VYRE_CUDA_GAUGES(VYRE_CUDA_SNAPSHOT)
 #undef VYRE_CUDA_SNAPSHOT

@@ -64,7 +64,7 @@ struct Telemetry {
     counter.fetch_sub(amount, std::memory_order_relaxed);
   }
 
-  std::vector<kit::Metric> snapshot() const;
+  std::vector<kit::Counter> snapshot() const;
   void reset();
 };
 

@@ -17,7 +17,7 @@ kit::PluginSpec make_spec() {
   spec.op_ids = emitted_ops();
   spec.capabilities = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_TIMED | VYRE_CAP_RESIDENT | VYRE_CAP_SEQUENCE |
                       VYRE_CAP_COMPILED_PIPELINE | kit::op_capabilities(spec.op_ids);
-  spec.create = [](const kit::CreateOptions& options) -> std::unique_ptr<kit::Backend> {
+  spec.create = [](const vyre::CreateOptions& options) -> std::unique_ptr<kit::BackendImpl> {
     return std::make_unique<VulkanBackend>(Runtime::open(options));
   };
   return spec;

@@ -30,7 +30,7 @@ void reserve(Runtime& rt, std::uint64_t bytes) {
 }  // namespace
 
 VulkanResident::VulkanResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_len)
-    : kit::ResidentBuffer(byte_len), rt_(std::move(runtime)) {
+    : kit::DeviceBuffer(byte_len), rt_(std::move(runtime)) {
   reserve(*rt_, byte_len);
   try {
     block_ = rt_->memory->acquire(MemoryKind::Device, binding_range(byte_len));
@@ -53,7 +53,7 @@ VulkanResident::~VulkanResident() {
   Telemetry::add(rt_->telemetry.resident_frees);
 }
 
-VulkanResident& vulkan_resident(kit::ResidentBuffer& buffer) {
+VulkanResident& vulkan_resident(kit::DeviceBuffer& buffer) {
   auto* r = dynamic_cast<VulkanResident*>(&buffer);
   if (r == nullptr)
     fail(VYRE_ERR_INVALID_HANDLE, "the resident buffer does not belong to the vulkan backend",
@@ -61,7 +61,7 @@ VulkanResident& vulkan_resident(kit::ResidentBuffer& buffer) {
   return *r;
 }
 
-void upload(Runtime& rt, std::span<const kit::ResidentWrite> writes) {
+void upload(Runtime& rt, std::span<const kit::CheckedWrite> writes) {
   std::uint64_t total = 0;
   for (const auto& w : writes) total += w.data.size();
   if (total == 0) return;
@@ -81,7 +81,7 @@ void upload(Runtime& rt, std::span<const kit::ResidentWrite> writes) {
   Telemetry::add(rt.telemetry.bytes_in, total);
 }
 
-void download(Runtime& rt, std::span<const kit::ResidentRead> reads) {
+void download(Runtime& rt, std::span<const kit::CheckedRead> reads) {
   std::uint64_t total = 0;
   for (const auto& r : reads) total += r.data.size();
   if (total == 0) return;
@@ -117,7 +117,7 @@ void record_resident(Runtime& rt, VkCommandBuffer cmd, const kit::ResidentDispat
   bool copied = false;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const std::uint32_t b = slots[i];
-    const kit::Binding& binding = dispatch.bindings[b];
+    const kit::CheckedBinding& binding = dispatch.bindings[b];
     BoundBuffer& bound = bindings[i];
     bound.elements = dispatch.buffer_elements[b];
     const std::uint64_t bytes = bound.elements * byte_size(ir.buffers[b].element);
@@ -187,14 +187,14 @@ class ResidentPending final : public kit::Pending {
 }  // namespace
 
 std::unique_ptr<kit::Pending> dispatch_resident(std::shared_ptr<Runtime> rt, const kit::ResidentDispatch& dispatch,
-                                                bool wait, kit::Timing* timing) {
+                                                bool wait, vyre::Timing* timing) {
   const std::uint64_t start = now_ns();
   SubmissionHandle s(*rt);
   std::vector<Block> temporaries;
   VkCommandBuffer cmd = s->begin(timing != nullptr);
   record_resident(*rt, cmd, dispatch, temporaries);
   auto guard = std::make_unique<InFlightGuard>();
-  for (const kit::Binding& b : dispatch.bindings) guard->add(b.resident);
+  for (const kit::CheckedBinding& b : dispatch.bindings) guard->add(b.resident);
   s->submit();
   Telemetry::add(rt->telemetry.submissions);
   Telemetry::add(rt->telemetry.resident_dispatches);
@@ -211,7 +211,7 @@ std::unique_ptr<kit::Pending> dispatch_resident(std::shared_ptr<Runtime> rt, con
   return nullptr;
 }
 
-void InFlightGuard::add(const std::shared_ptr<kit::ResidentBuffer>& buffer) {
+void InFlightGuard::add(const std::shared_ptr<kit::DeviceBuffer>& buffer) {
   if (!buffer) return;
   for (const auto& held : buffers_)
     if (held == buffer) return;

@@ -11,7 +11,7 @@
 
 namespace vyre::vulkan {
 
-class VulkanResident final : public kit::ResidentBuffer {
+class VulkanResident final : public kit::DeviceBuffer {
  public:
   // Reserves the budget and zeroes the block. VYRE_ERR_OUT_OF_MEMORY names requested and available
   // bytes and reserves nothing.
@@ -25,17 +25,17 @@ class VulkanResident final : public kit::ResidentBuffer {
   Block block_;
 };
 
-VulkanResident& vulkan_resident(kit::ResidentBuffer& buffer);
+VulkanResident& vulkan_resident(kit::DeviceBuffer& buffer);
 
-void upload(Runtime& rt, std::span<const kit::ResidentWrite> writes);
-void download(Runtime& rt, std::span<const kit::ResidentRead> reads);
+void upload(Runtime& rt, std::span<const kit::CheckedWrite> writes);
+void download(Runtime& rt, std::span<const kit::CheckedRead> reads);
 
 // A resident dispatch recorded into `cmd` (host-bound inputs staged into `temporaries`).
 void record_resident(Runtime& rt, VkCommandBuffer cmd, const kit::ResidentDispatch& dispatch, std::vector<Block>& temporaries);
 
 // Queues a resident dispatch; with `wait` returns null after it finished, else a Pending.
 std::unique_ptr<kit::Pending> dispatch_resident(std::shared_ptr<Runtime> rt, const kit::ResidentDispatch& dispatch,
-                                                bool wait, kit::Timing* timing);
+                                                bool wait, vyre::Timing* timing);
 
 // Adds an in-flight use to each distinct buffer for the guard's life.
 class InFlightGuard {
@@ -44,11 +44,11 @@ class InFlightGuard {
   ~InFlightGuard() { clear(); }
   InFlightGuard(const InFlightGuard&) = delete;
   InFlightGuard& operator=(const InFlightGuard&) = delete;
-  void add(const std::shared_ptr<kit::ResidentBuffer>& buffer);
+  void add(const std::shared_ptr<kit::DeviceBuffer>& buffer);
   void clear();
 
  private:
-  std::vector<std::shared_ptr<kit::ResidentBuffer>> buffers_;
+  std::vector<std::shared_ptr<kit::DeviceBuffer>> buffers_;
 };
 
 }  // namespace vyre::vulkan

@@ -2,7 +2,7 @@
 
 namespace vyre::vulkan {
 
-std::shared_ptr<Runtime> Runtime::open(const kit::CreateOptions& options) {
+std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   std::optional<int> ordinal = options.device_ordinal;
   if (!ordinal) ordinal = device_ordinal_from_env();  // validated before the loader opens
   auto rt = std::make_shared<Runtime>();

@@ -16,7 +16,7 @@ namespace vyre::vulkan {
 
 struct Runtime {
   // Opens the device (throws VYRE_ERR_NO_DEVICE / VYRE_ERR_INVALID_ARGUMENT).
-  static std::shared_ptr<Runtime> open(const kit::CreateOptions& options);
+  static std::shared_ptr<Runtime> open(const vyre::CreateOptions& options);
 
   std::shared_ptr<Device> device;
   std::shared_ptr<Memory> memory;

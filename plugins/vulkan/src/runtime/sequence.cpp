@@ -4,7 +4,7 @@
 
 namespace vyre::vulkan {
 
-void run_sequence(Runtime& rt, const kit::Sequence& sequence) {
+void run_sequence(Runtime& rt, const kit::CheckedSequence& sequence) {
   const DeviceFns& fn = rt.device->fn();
   SubmissionHandle s(rt);
   std::vector<Block> temporaries;

@@ -7,6 +7,6 @@
 
 namespace vyre::vulkan {
 
-void run_sequence(Runtime& rt, const kit::Sequence& sequence);
+void run_sequence(Runtime& rt, const kit::CheckedSequence& sequence);
 
 }  // namespace vyre::vulkan

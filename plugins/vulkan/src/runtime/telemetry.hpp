@@ -39,8 +39,8 @@ struct Telemetry {
     counter.fetch_add(amount, std::memory_order_relaxed);
   }
 
-  std::vector<kit::Metric> snapshot() const {
-    std::vector<kit::Metric> out;
+  std::vector<kit::Counter> snapshot() const {
+    std::vector<kit::Counter> out;
 #define VYRE_VK_SNAPSHOT(name, member) out.push_back({name, member.load(std::memory_order_relaxed)});
     VYRE_VK_COUNTERS(VYRE_VK_SNAPSHOT)
     VYRE_VK_GAUGES(VYRE_VK_SNAPSHOT)

@@ -70,8 +70,8 @@ std::unique_ptr<kit::Pending> VulkanBackend::dispatch_async(const kit::HostDispa
   return std::make_unique<HostPending>(std::make_unique<HostRun>(rt_, dispatch, false));
 }
 
-kit::Timing VulkanBackend::dispatch_timed(const kit::HostDispatch& dispatch) {
-  kit::Timing t;
+vyre::Timing VulkanBackend::dispatch_timed(const kit::HostDispatch& dispatch) {
+  vyre::Timing t;
   const std::uint64_t start = now_ns();
   HostRun run(rt_, dispatch, true);
   const std::uint64_t queued = now_ns();
@@ -86,29 +86,29 @@ kit::Timing VulkanBackend::dispatch_timed(const kit::HostDispatch& dispatch) {
   return t;
 }
 
-std::shared_ptr<kit::ResidentBuffer> VulkanBackend::resident_alloc(std::uint64_t byte_len) {
+std::shared_ptr<kit::DeviceBuffer> VulkanBackend::resident_alloc(std::uint64_t byte_len) {
   return std::make_shared<VulkanResident>(rt_, byte_len);
 }
 
-void VulkanBackend::resident_upload(std::span<const kit::ResidentWrite> writes) { upload(*rt_, writes); }
+void VulkanBackend::resident_upload(std::span<const kit::CheckedWrite> writes) { upload(*rt_, writes); }
 
-void VulkanBackend::resident_download(std::span<const kit::ResidentRead> reads) { download(*rt_, reads); }
+void VulkanBackend::resident_download(std::span<const kit::CheckedRead> reads) { download(*rt_, reads); }
 
 std::unique_ptr<kit::Pending> VulkanBackend::dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) {
   return vulkan::dispatch_resident(rt_, dispatch, wait, nullptr);
 }
 
-kit::Timing VulkanBackend::dispatch_resident_timed(const kit::ResidentDispatch& dispatch) {
-  kit::Timing t;
+vyre::Timing VulkanBackend::dispatch_resident_timed(const kit::ResidentDispatch& dispatch) {
+  vyre::Timing t;
   vulkan::dispatch_resident(rt_, dispatch, true, &t);
   Telemetry::add(rt_->telemetry.timed_dispatches);
   Telemetry::add(rt_->telemetry.timed_device_ns, t.device_ns);
   return t;
 }
 
-void VulkanBackend::sequence_run(const kit::Sequence& sequence) { run_sequence(*rt_, sequence); }
+void VulkanBackend::sequence_run(const kit::CheckedSequence& sequence) { run_sequence(*rt_, sequence); }
 
-std::vector<kit::Metric> VulkanBackend::metrics() { return rt_->telemetry.snapshot(); }
+std::vector<kit::Counter> VulkanBackend::metrics() { return rt_->telemetry.snapshot(); }
 
 void VulkanBackend::metrics_reset() { rt_->telemetry.reset(); }
 

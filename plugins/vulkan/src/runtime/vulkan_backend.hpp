@@ -8,7 +8,7 @@
 
 namespace vyre::vulkan {
 
-class VulkanBackend final : public kit::Backend {
+class VulkanBackend final : public kit::BackendImpl {
  public:
   explicit VulkanBackend(std::shared_ptr<Runtime> runtime) : rt_(std::move(runtime)) {}
   ~VulkanBackend() override;
@@ -18,16 +18,16 @@ class VulkanBackend final : public kit::Backend {
 
   void dispatch(const kit::HostDispatch& dispatch) override;
   std::unique_ptr<kit::Pending> dispatch_async(const kit::HostDispatch& dispatch) override;
-  kit::Timing dispatch_timed(const kit::HostDispatch& dispatch) override;
+  vyre::Timing dispatch_timed(const kit::HostDispatch& dispatch) override;
 
-  std::shared_ptr<kit::ResidentBuffer> resident_alloc(std::uint64_t byte_len) override;
-  void resident_upload(std::span<const kit::ResidentWrite> writes) override;
-  void resident_download(std::span<const kit::ResidentRead> reads) override;
+  std::shared_ptr<kit::DeviceBuffer> resident_alloc(std::uint64_t byte_len) override;
+  void resident_upload(std::span<const kit::CheckedWrite> writes) override;
+  void resident_download(std::span<const kit::CheckedRead> reads) override;
   std::unique_ptr<kit::Pending> dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) override;
-  kit::Timing dispatch_resident_timed(const kit::ResidentDispatch& dispatch) override;
-  void sequence_run(const kit::Sequence& sequence) override;
+  vyre::Timing dispatch_resident_timed(const kit::ResidentDispatch& dispatch) override;
+  void sequence_run(const kit::CheckedSequence& sequence) override;
 
-  std::vector<kit::Metric> metrics() override;
+  std::vector<kit::Counter> metrics() override;
   void metrics_reset() override;
 
  private:

@@ -18,7 +18,7 @@
 namespace vyre::cuda::fault {
 namespace {
 
-// Metric names live in static storage (kit::Metric).
+// Metric names live in static storage (kit::Counter).
 constexpr std::array kCallMetricNames{
 #define VYRE_CUDA_CALL_METRIC(name) "driver_calls." #name,
     VYRE_CUDA_HOOKABLE_ENTRY_POINTS(VYRE_CUDA_CALL_METRIC)
@@ -54,8 +54,8 @@ class Injector {
     return false;
   }
 
-  std::vector<kit::Metric> metrics() const {
-    std::vector<kit::Metric> metrics;
+  std::vector<kit::Counter> metrics() const {
+    std::vector<kit::Counter> metrics;
     metrics.push_back({"faults_injected", injected_.load(std::memory_order_relaxed)});
     for (std::size_t i = 0; i < kHookCount; ++i) {
       metrics.push_back({kCallMetricNames[i], calls_[i].load(std::memory_order_relaxed)});
@@ -140,6 +140,6 @@ void check_environment() {
   if (value != nullptr) parse_fault_spec(value);  // throws VYRE_ERR_INVALID_ARGUMENT
 }
 
-std::vector<kit::Metric> metrics() { return Injector::instance().metrics(); }
+std::vector<kit::Counter> metrics() { return Injector::instance().metrics(); }
 
 }  // namespace vyre::cuda::fault

@@ -19,6 +19,6 @@ void check_environment() {
                               "tests/cuda/fault_plugin/libvyre_cuda.so)");
 }
 
-std::vector<kit::Metric> metrics() { return {}; }
+std::vector<kit::Counter> metrics() { return {}; }
 
 }  // namespace vyre::cuda::fault

@@ -1,4 +1,4 @@
-#include "runtime/pipeline.hpp"
+#include "runtime/cuda_pipeline.hpp"
 
 #include "runtime/pipeline_shape.hpp"
 
@@ -11,7 +11,7 @@ constexpr std::size_t kMaxShapes = 8;
 
 CudaPipeline::CudaPipeline(std::shared_ptr<Runtime> runtime, std::shared_ptr<const kit::CompiledProgram> program,
                            DispatchConfig config, std::uint32_t flags)
-    : kit::Pipeline(std::move(program), std::move(config), flags), runtime_(std::move(runtime)) {}
+    : kit::CompiledPipeline(std::move(program), std::move(config), flags), runtime_(std::move(runtime)) {}
 
 CudaPipeline::~CudaPipeline() {
   runtime_->bind_quietly();

@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "runtime/device_work.hpp"
-#include "runtime/execution.hpp"
+#include "runtime/exec_plan.hpp"
 #include "runtime/host_layout.hpp"
 
 namespace vyre::cuda {
@@ -28,7 +28,7 @@ class HostRun final : public DeviceWork {
   ~HostRun() override { finish_before_destroy(); }
 
   // After wait(): the timing of this dispatch (device time only when started timed).
-  kit::Timing timing() const;
+  vyre::Timing timing() const;
 
  private:
   struct OutputCopy {

@@ -1,4 +1,4 @@
-// The reference CPU backend: vyre::kit::Backend over the compiled interpreter. Host dispatches run
+// The reference CPU backend: vyre::kit::BackendImpl over the compiled interpreter. Host dispatches run
 // on staged copies (no output byte is written unless the dispatch succeeds); resident buffers are
 // host memory; everything completes before the call returns.
 #pragma once
@@ -16,22 +16,22 @@
 
 namespace vyre::refcpu {
 
-class ReferenceBackend final : public kit::Backend {
+class ReferenceBackend final : public kit::BackendImpl {
  public:
-  explicit ReferenceBackend(const kit::CreateOptions& options);
+  explicit ReferenceBackend(const vyre::CreateOptions& options);
 
   void device_profile(vyre_device_profile& out) override;
   std::shared_ptr<kit::CompiledProgram> compile(Program program, std::string fingerprint) override;
 
   void dispatch(const kit::HostDispatch& dispatch) override;
 
-  std::shared_ptr<kit::ResidentBuffer> resident_alloc(std::uint64_t byte_len) override;
-  void resident_free(kit::ResidentBuffer& buffer) override;
-  void resident_upload(std::span<const kit::ResidentWrite> writes) override;
-  void resident_download(std::span<const kit::ResidentRead> reads) override;
+  std::shared_ptr<kit::DeviceBuffer> resident_alloc(std::uint64_t byte_len) override;
+  void resident_free(kit::DeviceBuffer& buffer) override;
+  void resident_upload(std::span<const kit::CheckedWrite> writes) override;
+  void resident_download(std::span<const kit::CheckedRead> reads) override;
   std::unique_ptr<kit::Pending> dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) override;
 
-  std::vector<kit::Metric> metrics() override;
+  std::vector<kit::Counter> metrics() override;
   void metrics_reset() override;
 
  private:

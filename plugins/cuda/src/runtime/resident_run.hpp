@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "runtime/device_work.hpp"
-#include "runtime/execution.hpp"
-#include "runtime/resident_buffer.hpp"
+#include "runtime/exec_plan.hpp"
+#include "runtime/cuda_resident.hpp"
 
 namespace vyre::cuda {
 
@@ -17,7 +17,7 @@ class ResidentRun final : public DeviceWork {
   static std::unique_ptr<ResidentRun> start(std::shared_ptr<Runtime> runtime,
                                             const kit::ResidentDispatch& dispatch, bool timed);
   ~ResidentRun() override { finish_before_destroy(); }
-  kit::Timing timing() const;
+  vyre::Timing timing() const;
 
  private:
   ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch, StreamLease stream);

@@ -1,4 +1,4 @@
-#include "runtime/resident_buffer.hpp"
+#include "runtime/cuda_resident.hpp"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 namespace vyre::cuda {
 
 CudaResident::CudaResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_len)
-    : kit::ResidentBuffer(byte_len), runtime_(std::move(runtime)) {
+    : kit::DeviceBuffer(byte_len), runtime_(std::move(runtime)) {
   Runtime& rt = *runtime_;
   rt.bind();
   rt.reserve_resident(byte_len);
@@ -71,7 +71,7 @@ void CudaResident::release() {
   Telemetry::add(rt.telemetry().resident_frees);
 }
 
-CudaResident& cuda_resident(kit::ResidentBuffer& buffer) {
+CudaResident& cuda_resident(kit::DeviceBuffer& buffer) {
   auto* resident = dynamic_cast<CudaResident*>(&buffer);
   if (resident == nullptr) {
     fail(VYRE_ERR_INVALID_HANDLE, "The resident buffer does not belong to the cuda backend",
@@ -112,7 +112,7 @@ drv::CUstream common_last_stream(Runtime& runtime, std::span<CudaResident* const
   return common;
 }
 
-void InFlightGuard::add(const std::shared_ptr<kit::ResidentBuffer>& buffer) {
+void InFlightGuard::add(const std::shared_ptr<kit::DeviceBuffer>& buffer) {
   if (!buffer) return;
   for (const auto& held : buffers_) {
     if (held == buffer) return;

@@ -17,7 +17,7 @@
 
 namespace vyre::cuda {
 
-class CudaResident final : public kit::ResidentBuffer {
+class CudaResident final : public kit::DeviceBuffer {
  public:
   // Reserve the budget, take device memory, zero it (queued; `last` fences it). Throws
   // VYRE_ERR_OUT_OF_MEMORY (requested and available bytes) and leaves nothing reserved.
@@ -38,7 +38,7 @@ class CudaResident final : public kit::ResidentBuffer {
 };
 
 // The CudaResident behind a kit handle; VYRE_ERR_INVALID_HANDLE for another backend's buffer.
-CudaResident& cuda_resident(kit::ResidentBuffer& buffer);
+CudaResident& cuda_resident(kit::DeviceBuffer& buffer);
 
 // The stream on which the last operations of all of `buffers` were queued, when it is one stream
 // (work queued there needs no cross-stream wait for them); null otherwise or when none has one.
@@ -70,15 +70,15 @@ class InFlightGuard {
  public:
   InFlightGuard() = default;
   void reserve(std::size_t count) { buffers_.reserve(count); }
-  void add(const std::shared_ptr<kit::ResidentBuffer>& buffer);
+  void add(const std::shared_ptr<kit::DeviceBuffer>& buffer);
   void clear();
   ~InFlightGuard() { clear(); }
   InFlightGuard(const InFlightGuard&) = delete;
   InFlightGuard& operator=(const InFlightGuard&) = delete;
-  const std::vector<std::shared_ptr<kit::ResidentBuffer>>& buffers() const { return buffers_; }
+  const std::vector<std::shared_ptr<kit::DeviceBuffer>>& buffers() const { return buffers_; }
 
  private:
-  std::vector<std::shared_ptr<kit::ResidentBuffer>> buffers_;
+  std::vector<std::shared_ptr<kit::DeviceBuffer>> buffers_;
 };
 
 }  // namespace vyre::cuda

@@ -1,4 +1,4 @@
-#include "runtime/host_dispatch.hpp"
+#include "runtime/host_run.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -156,6 +156,6 @@ void HostRun::on_success() {
   device_.release();
 }
 
-kit::Timing HostRun::timing() const { return timer_.timing(wait_ns()); }
+vyre::Timing HostRun::timing() const { return timer_.timing(wait_ns()); }
 
 }  // namespace vyre::cuda

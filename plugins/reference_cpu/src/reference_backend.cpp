@@ -1,4 +1,4 @@
-#include "backend.hpp"
+#include "reference_backend.hpp"
 
 #include <unistd.h>
 
@@ -36,17 +36,17 @@ const ReferenceProgram& as_reference(const std::shared_ptr<const kit::CompiledPr
   return *p;
 }
 
-class HostResident final : public kit::ResidentBuffer {
+class HostResident final : public kit::DeviceBuffer {
  public:
   explicit HostResident(std::uint64_t byte_len)
-      : kit::ResidentBuffer(byte_len), memory_(byte_len, "a resident buffer") {}
+      : kit::DeviceBuffer(byte_len), memory_(byte_len, "a resident buffer") {}
   std::byte* data() { return memory_.data(); }
 
  private:
   HostMemory memory_;
 };
 
-HostResident& as_host(kit::ResidentBuffer& buffer) {
+HostResident& as_host(kit::DeviceBuffer& buffer) {
   auto* r = dynamic_cast<HostResident*>(&buffer);
   if (r == nullptr)
     fail(VYRE_ERR_INVALID_HANDLE, "the resident buffer was not allocated by reference_cpu",
@@ -88,7 +88,7 @@ void check_workgroup_memory(const Program& program) {
 
 }  // namespace
 
-ReferenceBackend::ReferenceBackend(const kit::CreateOptions& options)
+ReferenceBackend::ReferenceBackend(const vyre::CreateOptions& options)
     : workers_(default_workers(options.worker_threads)),
       reverse_(options.reverse_workgroups),
       memory_budget_(options.memory_budget_bytes) {
@@ -189,7 +189,7 @@ void ReferenceBackend::dispatch(const kit::HostDispatch& d) {
 
 // ---- resident buffers -----------------------------------------------------------------------------
 
-std::shared_ptr<kit::ResidentBuffer> ReferenceBackend::resident_alloc(std::uint64_t byte_len) {
+std::shared_ptr<kit::DeviceBuffer> ReferenceBackend::resident_alloc(std::uint64_t byte_len) {
   std::uint64_t before = resident_bytes_.fetch_add(byte_len, std::memory_order_relaxed);
   if (memory_budget_ != 0 && (before + byte_len < before || before + byte_len > memory_budget_)) {
     resident_bytes_.fetch_sub(byte_len, std::memory_order_relaxed);
@@ -208,20 +208,20 @@ std::shared_ptr<kit::ResidentBuffer> ReferenceBackend::resident_alloc(std::uint6
   }
 }
 
-void ReferenceBackend::resident_free(kit::ResidentBuffer& buffer) {
+void ReferenceBackend::resident_free(kit::DeviceBuffer& buffer) {
   resident_bytes_.fetch_sub(buffer.byte_len(), std::memory_order_relaxed);
 }
 
-void ReferenceBackend::resident_upload(std::span<const kit::ResidentWrite> writes) {
-  for (const kit::ResidentWrite& w : writes) {
+void ReferenceBackend::resident_upload(std::span<const kit::CheckedWrite> writes) {
+  for (const kit::CheckedWrite& w : writes) {
     if (w.data.empty()) continue;
     std::memcpy(as_host(*w.dst).data() + w.offset, w.data.data(), w.data.size());
     counters_.bytes_in.fetch_add(w.data.size(), std::memory_order_relaxed);
   }
 }
 
-void ReferenceBackend::resident_download(std::span<const kit::ResidentRead> reads) {
-  for (const kit::ResidentRead& r : reads) {
+void ReferenceBackend::resident_download(std::span<const kit::CheckedRead> reads) {
+  for (const kit::CheckedRead& r : reads) {
     if (r.data.empty()) continue;
     std::memcpy(r.data.data(), as_host(*r.src).data() + r.offset, r.data.size());
     counters_.bytes_out.fetch_add(r.data.size(), std::memory_order_relaxed);
@@ -239,7 +239,7 @@ void ReferenceBackend::run_resident(const kit::ResidentDispatch& d) {
   std::unordered_map<HostResident*, HostMemory> copies;
   for (std::size_t i = 0; i < ir.buffers.size(); ++i) {
     views[i].count = d.buffer_elements[i];
-    const kit::Binding& binding = d.bindings[i];
+    const kit::CheckedBinding& binding = d.bindings[i];
     if (ir.buffers[i].access == Access::Workgroup) continue;
     if (!binding.resident) {
       views[i].data = const_cast<std::byte*>(binding.host.data());
@@ -255,7 +255,7 @@ void ReferenceBackend::run_resident(const kit::ResidentDispatch& d) {
   // Host-bound inputs may be unaligned: copy those.
   std::vector<HostMemory> host_copies;
   for (std::size_t i = 0; i < ir.buffers.size(); ++i) {
-    const kit::Binding& binding = d.bindings[i];
+    const kit::CheckedBinding& binding = d.bindings[i];
     if (ir.buffers[i].access == Access::Workgroup) continue;
     if (binding.resident) {
       auto it = copies.find(&as_host(*binding.resident));
@@ -287,7 +287,7 @@ std::unique_ptr<kit::Pending> ReferenceBackend::dispatch_resident(const kit::Res
 
 // ---- metrics --------------------------------------------------------------------------------------
 
-std::vector<kit::Metric> ReferenceBackend::metrics() {
+std::vector<kit::Counter> ReferenceBackend::metrics() {
   auto get = [](const std::atomic<std::uint64_t>& c) { return c.load(std::memory_order_relaxed); };
   return {
       {"programs_compiled", get(counters_.programs)},

@@ -1,4 +1,4 @@
-#include "runtime/resident_dispatch.hpp"
+#include "runtime/resident_run.hpp"
 
 #include <cstring>
 
@@ -44,7 +44,7 @@ std::vector<drv::CUdeviceptr> bind_resident(Runtime& runtime, const kit::Residen
   if (all_resident(dispatch)) return resident_pointers(program, bound_residents(dispatch));
   std::vector<std::uint64_t> host_sizes;
   for (std::size_t i = 0; i < dispatch.bindings.size(); ++i) {
-    const kit::Binding& binding = dispatch.bindings[i];
+    const kit::CheckedBinding& binding = dispatch.bindings[i];
     host_sizes.push_back(binding.resident ? 0 : binding.host.size());
     if (!binding.resident && program.buffers[i].access != Access::Workgroup && !allow_host) {
       fail(VYRE_ERR_INVALID_ARGUMENT,
@@ -59,7 +59,7 @@ std::vector<drv::CUdeviceptr> bind_resident(Runtime& runtime, const kit::Residen
   std::vector<drv::CUdeviceptr> pointers(program.buffers.size(), 0);
   const Driver& driver = runtime.driver();
   for (std::size_t i = 0; i < dispatch.bindings.size() && i < program.buffers.size(); ++i) {
-    const kit::Binding& binding = dispatch.bindings[i];
+    const kit::CheckedBinding& binding = dispatch.bindings[i];
     if (program.buffers[i].access == Access::Workgroup) continue;
     if (binding.resident) {
       pointers[i] = cuda_resident(*binding.resident).pointer();
@@ -102,7 +102,7 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
   Runtime& rt = runtime();
   const drv::CUstream s = stream();
   in_flight_.reserve(dispatch.bindings.size());
-  for (const kit::Binding& binding : dispatch.bindings) in_flight_.add(binding.resident);
+  for (const kit::CheckedBinding& binding : dispatch.bindings) in_flight_.add(binding.resident);
 
   // Blocks that queued work uses live in blocks_ from the start, so a failure part-way keeps them
   // until the stream has drained (DeviceWork). Resident bindings without a grid barrier need none.
@@ -136,6 +136,6 @@ void ResidentRun::on_success() { timer_.read_device_time(runtime(), what_); }
 
 void ResidentRun::on_finish() { in_flight_.clear(); }
 
-kit::Timing ResidentRun::timing() const { return timer_.timing(wait_ns()); }
+vyre::Timing ResidentRun::timing() const { return timer_.timing(wait_ns()); }
 
 }  // namespace vyre::cuda

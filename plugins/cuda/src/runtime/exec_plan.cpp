@@ -1,4 +1,4 @@
-#include "runtime/execution.hpp"
+#include "runtime/exec_plan.hpp"
 
 #include <algorithm>
 

@@ -17,7 +17,7 @@ namespace vyre::cuda {
 
 class PipelineShape;
 
-class CudaPipeline final : public kit::Pipeline {
+class CudaPipeline final : public kit::CompiledPipeline {
  public:
   CudaPipeline(std::shared_ptr<Runtime> runtime, std::shared_ptr<const kit::CompiledProgram> program,
                DispatchConfig config, std::uint32_t flags);
