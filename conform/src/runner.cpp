@@ -59,7 +59,7 @@ const SigningKey& signing_key(Run& run) {
 }
 
 std::string device_text(const CertDevice& d) {
-  if (d.kind == "cpu") return "cpu";
+  if (d == CertDevice{}) return "cpu";
   if (d.kind == "offline") return "no device (offline, " + d.target + ")";
   return d.name + " (compute " + d.compute_capability + ", driver " + std::to_string(d.driver_version) + ")";
 }

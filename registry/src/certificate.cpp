@@ -342,10 +342,13 @@ std::optional<CertStatus> parse_cert_status(std::string_view name) {
 }
 
 CertDevice device_from_profile(const vyre_device_profile& profile) {
-  if (profile.kind == VYRE_DEVICE_KIND_CPU) return CertDevice{};
+  const std::string name(profile.name, strnlen(profile.name, sizeof profile.name));
+  // The host CPU of a CPU backend is plain "cpu"; a CPU device behind a driver (Vulkan's
+  // lavapipe) is recorded like a GPU, so its certificate names the driver that earned it.
+  if (profile.kind == VYRE_DEVICE_KIND_CPU && name == "cpu") return CertDevice{};
   CertDevice d;
-  d.kind = "gpu";
-  d.name = std::string(profile.name, strnlen(profile.name, sizeof profile.name));
+  d.kind = profile.kind == VYRE_DEVICE_KIND_CPU ? "cpu" : "gpu";
+  d.name = name;
   d.compute_capability = std::to_string(profile.compute_major) + "." + std::to_string(profile.compute_minor);
   d.driver_version = profile.driver_version;
   d.target = std::string(profile.target, strnlen(profile.target, sizeof profile.target));
@@ -407,7 +410,7 @@ Certificate certificate_from_json(std::string_view text) {
 }
 
 std::string certificate_file_name(const Certificate& c) {
-  std::string device = c.device.kind == "cpu" ? "cpu" : slug(c.device.name);
+  std::string device = c.device == CertDevice{} ? "cpu" : slug(c.device.name);
   if (!c.device.target.empty()) device += "-" + slug(c.device.target);
   if (c.mode == "offline") device = "offline-" + slug(c.device.target);
   return slug(c.backend_id) + "-" + device + ".json";

@@ -302,6 +302,10 @@ struct PluginSpec {
   const vyre_extension* extensions = nullptr;
 };
 
+// The capability flags a list of op ids implies: F16, BF16, F64, INT64, SUBGROUP, GRID_SYNC and
+// ATOMICS, each when some op involves its type or family. A plugin ORs in its runtime's flags.
+std::uint64_t op_capabilities(const std::vector<std::string>& op_ids);
+
 // Fill `info` from `spec` (which must outlive the library) and install the kit's function table.
 // Catches everything; never throws.
 vyre_status register_backend(const PluginSpec& spec, const vyre_host_info* host,
