@@ -10,6 +10,8 @@
 #include "vyre/abi_structs.hpp"
 #include "vyre/abi_table.hpp"
 #include "vyre/ops.hpp"
+#include "vyre/plugin_exit_guard.hpp"
+#include "vyre/printable.hpp"
 
 namespace vyre::registry_detail {
 
@@ -57,13 +59,8 @@ bool valid_id(const char* id) {
   return std::strlen(id) <= 64;
 }
 
-// The first `max` characters of a plugin-provided string, for messages.
-std::string clip(const char* text, std::size_t max = 200) {
-  if (text == nullptr) return "(null)";
-  std::string out(text, strnlen(text, max + 1));
-  if (out.size() > max) out = out.substr(0, max) + "...";
-  return out;
-}
+// At most `max` bytes of a plugin-provided string, control characters escaped, for messages.
+std::string clip(const char* text, std::size_t max = 200) { return printable(text, max); }
 
 void check_status(vyre_status status, const vyre_backend_info& info) {
   if (status == VYRE_OK) return;
@@ -134,7 +131,11 @@ std::vector<std::string> read_ops(const vyre_backend_info& info) {
 
 LoadedPlugin load_plugin(const std::filesystem::path& path, const std::shared_ptr<LogSink>& sink) {
   auto library = std::make_shared<PluginLibrary>();
-  library->library = open_library(path);
+  const std::string file = path.string();  // names the plugin if it ends the process while loading
+  {
+    const PluginExitGuard guard(file.c_str(), "its static constructors (dlopen)");
+    library->library = open_library(path);
+  }
   library->sink = sink;
   if (!library->library.has(VYRE_REGISTER_SYMBOL))
     reject(PluginRejection::no_entry_point, std::string("missing symbol ") + VYRE_REGISTER_SYMBOL +
@@ -149,6 +150,7 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, const std::shared_pt
   info.struct_size = sizeof info;
   vyre_status status = VYRE_ERR_INTERNAL;
   try {
+    const PluginExitGuard guard(file.c_str(), VYRE_REGISTER_SYMBOL);
     status = register_fn(&host, &info);
   } catch (...) {  // a plugin bug: no C++ exception may cross the ABI; reject, never propagate
     reject(PluginRejection::exception, "vyre_backend_register let a C++ exception escape (no exception may cross the C ABI)");

@@ -7,9 +7,17 @@
 #include "backend_state.hpp"
 #include "vyre/abi_convert.hpp"
 #include "vyre/abi_structs.hpp"
+#include "vyre/printable.hpp"
 #include "vyre/wire.hpp"
 
 namespace vyre::host {
+
+namespace {
+
+// Longest plugin error message kept (it reaches terminals and logs; validation reports are long).
+constexpr std::size_t kMaxPluginErrorBytes = 64 * 1024;
+
+}  // namespace
 
 namespace detail {
 
@@ -20,7 +28,9 @@ void ErrorSlot::check(vyre_status status, std::string_view call) {
 }
 
 InstanceState::~InstanceState() {
-  if (handle != nullptr) fns->destroy(handle);
+  if (handle == nullptr) return;
+  const PluginExitGuard guard(label.c_str(), "destroy");
+  fns->destroy(handle);
 }
 
 ProgramState::~ProgramState() {
@@ -137,7 +147,7 @@ void check_call(const vyre_backend_fns& fns, vyre_status status, vyre_error* err
   std::string message;
   if (error != nullptr && abi::struct_size_of(error) >= abi::min_size<vyre_error>() &&
       error->message != nullptr)
-    message = error->message;
+    message = printable(error->message, kMaxPluginErrorBytes, Newlines::keep);
   fns.error_release(error);
   if (message.empty())
     message = std::string(call) + " failed with status " + std::string(status_name(status)) +

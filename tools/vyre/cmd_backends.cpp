@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <boost/json.hpp>
+#include <cstring>
 #include <iostream>
 #include <optional>
 
@@ -52,7 +53,8 @@ Availability availability(Registry& registry, const PluginInfo& plugin) {
   try {
     host::Backend backend = registry.backend(plugin.id);
     try {
-      out.device = backend.device_profile().name;
+      const vyre_device_profile profile = backend.device_profile();
+      out.device = shown(std::string_view(profile.name, strnlen(profile.name, sizeof profile.name)));
     } catch (const Error& e) {
       out.device = "";
       out.profile_failure = e.what();
@@ -84,17 +86,17 @@ boost::json::object backend_json(Registry& registry, const PluginInfo& p) {
   boost::json::array capabilities;
   for (std::string_view name : capability_names(p.capabilities)) capabilities.emplace_back(name);
   boost::json::object out{{"id", p.id},
-                          {"version", p.version},
+                          {"version", shown(p.version)},
                           {"rank", p.rank},
                           {"abi", abi_version(p.abi_major, p.abi_minor)},
                           {"capabilities", std::move(capabilities)},
                           {"op_count", p.op_ids.size()},
                           {"routing_op_count", registry.routing_ops(p.id).size()},
-                          {"file", p.path.string()},
+                          {"file", shown(p.path.string())},
                           {"reference_oracle", oracle_role(p)},
                           {"available", !a.failure.has_value()}};
   if (a.failure) {
-    out["unavailable"] = {{"code", status_name(a.failure->code())}, {"reason", a.failure->what()}};
+    out["unavailable"] = {{"code", status_name(a.failure->code())}, {"reason", shown(a.failure->what())}};
   } else {
     out["device"] = *a.device;
   }
@@ -103,12 +105,12 @@ boost::json::object backend_json(Registry& registry, const PluginInfo& p) {
 
 int print_json(Registry& registry) {
   boost::json::array dirs;
-  for (const auto& dir : registry.search_dirs()) dirs.emplace_back(dir.string());
+  for (const auto& dir : registry.search_dirs()) dirs.emplace_back(shown(dir.string()));
   boost::json::array backends;
   for (const PluginInfo& p : registry.plugins()) backends.push_back(backend_json(registry, p));
   boost::json::array rejected;
   for (const RejectedPlugin& r : registry.rejected())
-    rejected.push_back({{"file", r.path.string()}, {"code", plugin_rejection_name(r.code)}, {"reason", r.reason}});
+    rejected.push_back({{"file", shown(r.path.string())}, {"code", plugin_rejection_name(r.code)}, {"reason", shown(r.reason)}});
   const boost::json::object root{{"schema", "vyre-backends/1"},
                                  {"abi", abi_version(VYRE_ABI_VERSION_MAJOR, VYRE_ABI_VERSION_MINOR)},
                                  {"search_dirs", std::move(dirs)},
@@ -139,28 +141,28 @@ int run_backends(const GlobalOptions& global, Args& args) {
   if (json) return print_json(*registry);
   if (only_available) {
     for (const PluginInfo& p : registry->plugins())
-      if (!registry->probe(p.id)) fmt::print("{}\n", p.id);
+      if (!registry->probe(p.id)) fmt::print("{}\n", shown(p.id));
     return kExitOk;
   }
   fmt::print("search directories:\n");
-  for (const auto& dir : registry->search_dirs()) fmt::print("  {}\n", dir.string());
+  for (const auto& dir : registry->search_dirs()) fmt::print("  {}\n", shown(dir.string()));
   if (registry->search_dirs().empty()) fmt::print("  (none exist)\n");
 
   fmt::print("backends ({} loaded, selection order):\n", registry->plugins().size());
   for (const PluginInfo& p : registry->plugins()) {
     const std::string create = describe(availability(*registry, p));  // first: it picks the certificate
-    fmt::print("  {} {}  rank {}  abi {}.{}  {}\n", p.id, p.version, p.rank, p.abi_major,
+    fmt::print("  {} {}  rank {}  abi {}.{}  {}\n", shown(p.id), shown(p.version), p.rank, p.abi_major,
                p.abi_minor, op_counts(*registry, p));
     fmt::print("    capabilities: {}\n", join_names(capability_names(p.capabilities)));
-    fmt::print("    file: {}\n", p.path.string());
+    fmt::print("    file: {}\n", shown(p.path.string()));
     if (p.is_reference_oracle()) fmt::print("    reference oracle: pinned (the one vyre ships)\n");
     else if (p.claims_reference_oracle())
       fmt::print("    reference oracle: claimed but not pinned; treated as an ordinary backend\n");
-    fmt::print("    create: {}\n", create);
+    fmt::print("    create: {}\n", shown(create));
   }
   fmt::print("rejected ({}):\n", registry->rejected().size());
   for (const RejectedPlugin& r : registry->rejected())
-    fmt::print("  {}: [{}] {}\n", r.path.string(), plugin_rejection_name(r.code), r.reason);
+    fmt::print("  {}: [{}] {}\n", shown(r.path.string()), plugin_rejection_name(r.code), shown(r.reason));
   return kExitOk;
 }
 

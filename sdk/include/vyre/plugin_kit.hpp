@@ -32,6 +32,7 @@
 #include "vyre/error.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/ir.hpp"
+#include "vyre/shard.hpp"
 
 namespace vyre::kit {
 
@@ -176,6 +177,10 @@ struct ResidentDispatch {
   LaunchGeometry geometry;
   std::vector<std::uint64_t> buffer_elements;  // per declared buffer
   std::vector<CheckedBinding> bindings;               // per declared buffer; empty for workgroup buffers
+  // Set only by a sharded group dispatch (vyre/shard.hpp), and so only for backends that create
+  // groups: run just these workgroups along x (every y and z) of `geometry`, with the global
+  // WorkgroupId/InvocationId/NumWorkgroups; an empty range runs nothing.
+  std::optional<ShardRange> shard;
 };
 
 struct CheckedWrite {
@@ -296,6 +301,10 @@ struct PluginSpec {
   // everything it links must live as long as the library.
   const vyre_extension* extensions = nullptr;
 };
+
+// The capability flags a list of op ids implies: F16, BF16, F64, INT64, SUBGROUP, GRID_SYNC and
+// ATOMICS, each when some op involves its type or family. A plugin ORs in its runtime's flags.
+std::uint64_t op_capabilities(const std::vector<std::string>& op_ids);
 
 // Fill `info` from `spec` (which must outlive the library) and install the kit's function table.
 // Catches everything; never throws.
