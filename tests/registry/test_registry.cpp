@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <future>
 #include <map>
+#include <thread>
 
 #include "test_support.hpp"
 #include "vyre/builder.hpp"
@@ -156,6 +159,34 @@ TEST_CASE("VYRE_BACKEND forces the backend or fails loudly") {
     CHECK(message.find("VYRE_BACKEND=t_copy does not support") != std::string::npos);
     CHECK(message.find("bin.add.u32") != std::string::npos);
   }
+}
+
+TEST_CASE("the registry lock is not held while a plugin creates; one create per backend") {
+  const std::filesystem::path gate =
+      std::filesystem::temp_directory_path() / fmt::format("vyre_create_gate_{}", ::getpid());
+  std::filesystem::remove(gate);
+  const std::string gate_spec = "t_wide:" + gate.string();
+  ScopedEnv env("VYRE_TEST_CREATE_GATE", gate_spec.c_str());
+  LogRecorder log;
+  auto registry = test_registry(&log);
+  auto first = std::async(std::launch::async, [&] { return registry->backend("t_wide"); });
+  auto second = std::async(std::launch::async, [&] { return registry->backend("t_wide"); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!log.contains("creating an instance of t_wide") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(log.contains("creating an instance of t_wide"));
+  // t_wide's create waits for the gate: everything else goes on meanwhile.
+  CHECK(registry->backend("t_copy").label() == "t_copy");
+  CHECK(registry->select().plugin->id == "t_copy");
+  CHECK(registry->route(binary_program(BinOp::Xor, 4)).plugin->id == "t_copy");
+  CHECK_FALSE(registry->probe("t_copy").has_value());
+  CHECK(first.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
+  { std::ofstream open_gate(gate); }
+  const host::Backend a = first.get();
+  const host::Backend b = second.get();
+  std::filesystem::remove(gate);
+  CHECK(a.native() == b.native());  // the one default instance, created once
+  CHECK(registry->backend("t_wide").native() == a.native());
 }
 
 TEST_CASE("explicit ids must succeed or fail loudly; probe reports why create fails") {
