@@ -30,11 +30,11 @@ def test_a_host_array_may_bind_a_read_buffer(ref):
     assert not out.download(np.uint32).any()
 
 
-def test_an_output_needs_a_resident_buffer(ref):
+def test_an_output_needs_memory_it_can_write(ref):
     with pytest.raises(vyre.VyreError) as e:
         ref.run_resident(xor_program(), a=np.ones(1024, np.uint32), b=np.ones(1024, np.uint32),
-                         out=np.zeros(1024, np.uint32))
-    assert e.value.code == 1
+                         out=[0] * 1024)
+    assert e.value.code == 1 and "ResidentBuffer" in e.value.message
 
 
 def test_async_and_timed_resident(ref):
@@ -75,3 +75,13 @@ def test_another_instances_buffer_is_an_invalid_handle(registry, ref):
     with pytest.raises(vyre.VyreError) as e:
         ref.run_resident(add_one_program(), x=x)
     assert e.value.name == "invalid_handle"
+
+
+def test_a_buffer_carries_its_dtype_and_shape(ref):
+    x = ref.to_device(np.arange(12, dtype=np.float32).reshape(3, 4))
+    assert x.dtype == np.float32 and x.shape == (3, 4) and x.nbytes == 48
+    np.testing.assert_array_equal(x.download(), np.arange(12, dtype=np.float32))
+    y = ref.alloc(64, "int16")
+    assert y.dtype == np.int16 and y.shape == (32,)
+    with pytest.raises(vyre.errors.InvalidArgumentError):
+        ref.alloc(63, "int16")
