@@ -131,3 +131,12 @@ def test_a_resident_buffer_as_a_cupy_array(cuda, cupy):
     np.testing.assert_array_equal(cupy.asnumpy(view), x)
     again = cuda.from_dlpack(view)  # and back: the same memory
     assert cupy.from_dlpack(again).data.ptr == view.data.ptr
+
+
+# ---- docs/PYTHON.md -------------------------------------------------------------------------------
+
+def test_the_tutorial_runs_on_a_torch_tensor(cuda, torch, source_dir, tmp_path, monkeypatch):
+    from docs_tutorial import run_blocks, tutorial_blocks
+    monkeypatch.chdir(tmp_path)
+    namespace = run_blocks(tutorial_blocks(source_dir))
+    assert namespace["view"].data_ptr() == torch.from_dlpack(namespace["buf"]).data_ptr()
