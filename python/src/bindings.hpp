@@ -86,6 +86,12 @@ py::dtype numpy_dtype(dlpack::DataType dtype);
 // streams are not ordered after it); for others that is the caller's job. Thread-safe; takes the GIL.
 PyResident import_dlpack(const host::Backend& backend, const py::handle& object, bool read_only);
 
+// Whether elements of `dtype` may fill buffer `decl` as they are: the same size, floats for float
+// buffers (bf16: bfloat16 or its 16-bit integer bits), integers for integer and bool (4-byte word)
+// buffers; signedness may differ (torch has no uint32: an int32 tensor carries u32 bits). Throws
+// invalid_argument otherwise, naming both.
+void require_element_fits(const BufferDecl& decl, dlpack::DataType dtype);
+
 // An asynchronous dispatch: the host outputs it writes (none for resident work) and the memory it
 // imported for the call stay alive here until the work finished. Destroying it waits for the work.
 struct PyPending {

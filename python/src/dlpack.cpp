@@ -290,6 +290,22 @@ PyResident import_dlpack(const host::Backend& backend, const py::handle& object,
   return r;
 }
 
+void require_element_fits(const BufferDecl& decl, DataType dtype) {
+  const Type t = decl.element;
+  const bool integer = dtype.code == dlpack::kInt || dtype.code == dlpack::kUInt;
+  const bool fits = dtype.lanes == 1 && dtype.bits == byte_size(t) * 8 &&
+                    (t == Type::BF16 ? dtype.code == dlpack::kBfloat || integer
+                     : is_float(t)   ? dtype.code == dlpack::kFloat
+                                     : integer);
+  if (fits) return;
+  invalid_argument("buffer '" + decl.name + "' holds " + std::string(type_name(t)) + " (" +
+                       std::to_string(byte_size(t)) + " bytes each) but the tensor's elements are " +
+                       py::str(static_cast<const py::handle&>(numpy_dtype(dtype))).cast<std::string>() +
+                       " (" + describe(dtype) + ")",
+                   "pass a tensor of the buffer's type, or reinterpret its bits first "
+                   "(torch: x.view(torch.int32); NumPy/CuPy: x.view(numpy.uint32))");
+}
+
 void bind_dlpack(py::module_& m) {
   auto resident = py::reinterpret_borrow<py::class_<PyResident>>(m.attr("ResidentBuffer"));
   resident

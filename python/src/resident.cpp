@@ -56,7 +56,9 @@ host::Binding binding_of(const host::Backend& backend, const BufferDecl& decl, c
   if (dlpack && read_only(decl) && on_cpu(value))
     return binding_of(backend, decl, py::module_::import("numpy").attr("from_dlpack")(value), out);
   if (dlpack || (py::isinstance<py::array>(value) && !read_only(decl))) {
-    out.imported.push_back(import_dlpack(backend, value, read_only(decl)));
+    PyResident imported = import_dlpack(backend, value, read_only(decl));
+    require_element_fits(decl, imported.dtype);
+    out.imported.push_back(std::move(imported));
     return host::Binding::of(out.imported.back().buffer);
   }
   if (!read_only(decl))

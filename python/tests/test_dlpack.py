@@ -137,3 +137,15 @@ def test_the_module_function(ref):
     x = np.arange(8, dtype=np.int64)
     buf = vyre.from_dlpack(x, ref)
     np.testing.assert_array_equal(buf.download(), x)
+
+
+def test_a_bound_array_must_fit_the_buffers_type(ref):
+    a = np.ones(1024, np.uint32)
+    with pytest.raises(vyre.errors.InvalidArgumentError) as e:
+        ref.run_resident(xor_program(), a=a, b=a, out=np.zeros(1024, np.float32))  # a float for a u32 buffer
+    assert "'out' holds u32" in e.value.message and "view" in e.value.fix
+    with pytest.raises(vyre.errors.InvalidArgumentError):
+        ref.run_resident(xor_program(), a=a, b=a, out=np.zeros(512, np.uint64))  # another size
+    out = np.full(1024, -1, np.int32)  # signedness may differ: the bits are the same
+    ref.run_resident(xor_program(), a=a, b=a, out=out)
+    assert not out.any()
