@@ -72,8 +72,9 @@ def test_a_torch_tensor_keeps_its_address_both_ways(cuda, torch):
 
 def test_a_resident_buffer_as_a_torch_tensor(cuda, ref, torch):
     a, b = xor_inputs()
-    out = cuda.alloc(4096, "uint32")
+    out = cuda.alloc(4096, "int32")  # torch's dtype for u32 bits
     view = torch.from_dlpack(out)
+    assert view.dtype == torch.int32
     assert view.is_cuda and view.data_ptr() == torch.from_dlpack(out).data_ptr()
     cuda.run_resident(xor_program(), a=cuda.to_device(a), b=cuda.to_device(b), out=out)
     np.testing.assert_array_equal(view.cpu().numpy().view(np.uint32), ref.run(xor_program(), a=a, b=b))
