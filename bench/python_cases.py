@@ -75,7 +75,7 @@ def p8(vyre, backend, args):
         extra["ratio_to_cpp_p2"] = value["median"] / cpp
         extra["target"] = "ratio_to_cpp_p2 <= 1.2"
         extra["meets_target"] = value["median"] / cpp <= 1.2
-    return {"id": "P8", "baseline": name, "available": True, "unit": "us", "better": "lower", "value": value,
+    return {"id": "P8", "title": name, "backend": backend.id, "available": True, "unit": "us", "better": "lower", "value": value,
             "clock": "host_wall", "warmup": args.warmup, "verified": verified,
             "verification": ("ok" if verified else "FAILED") + ": equals NumPy's a ^ b", "extra": extra}
 
@@ -92,7 +92,7 @@ def p9(vyre, registry, args):
     name = f"run_resident(xor) on torch CUDA tensors through DLPack, {ELEMENTS} u32"
     torch = None if args.cpu else torch_cuda()
     if torch is None or registry.find("cuda") is None or registry.probe("cuda") is not None:
-        return {"id": "P9", "baseline": name, "available": False,
+        return {"id": "P9", "title": name, "available": False,
                 "reason": "needs torch with CUDA and the cuda backend"}
     backend = registry.backend("cuda")
     program = xor_program(vyre)
@@ -122,7 +122,7 @@ def p9(vyre, registry, args):
     plain = us(host_times_ns(resident, args.warmup, args.reps))
     once = us(host_times_ns(imported, args.warmup, args.reps))
     above = value["median"] - plain["median"]
-    return {"id": "P9", "baseline": name, "available": True, "unit": "us", "better": "lower", "value": value,
+    return {"id": "P9", "title": name, "backend": "cuda", "available": True, "unit": "us", "better": "lower", "value": value,
             "clock": "host_wall", "warmup": args.warmup, "verified": verified,
             "verification": ("ok" if verified else "FAILED") + ": the torch output equals NumPy's a ^ b",
             "extra": {"resident_buffers": plain, "imported_once": once,
@@ -140,7 +140,10 @@ def main():
     try:
         import vyre
     except ImportError as e:
-        common.unavailable("P8", "vyre from Python", f"the vyre package is not importable: {e}", args.json)
+        common.emit({"schema": "vyre-python-bench/1", "cases": [
+            {"id": "P8", "title": "vyre from Python", "available": False, "reason": f"vyre is not importable: {e}"}]},
+            args.json)
+        return
     registry = vyre.Registry()
     backend_id = "reference_cpu" if args.cpu else args.backend
     reason = registry.probe(backend_id) if registry.find(backend_id) else "not found"
@@ -148,7 +151,8 @@ def main():
     if reason is None:
         results.append(p8(vyre, registry.backend(backend_id), args))
     else:
-        results.append({"id": "P8", "available": False, "reason": f"backend {backend_id}: {reason}"})
+        results.append({"id": "P8", "title": "vyre from Python", "available": False,
+                        "reason": f"backend {backend_id}: {reason}"})
     results.append(p9(vyre, registry, args))
     common.emit({"schema": "vyre-python-bench/1", "cases": results}, args.json)
 

@@ -143,7 +143,7 @@ run_cpu_cases() {
 
 report() {
   step report 60 "$python" bench/report.py --env "$out/env.json" --vyre "$out/vyre.json" \
-    --vyre "$out/vyre-conform.json" --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" \
+    --vyre "$out/vyre-conform.json" --vyre "$out/python.json" --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" \
     --baseline "$out/baseline-P3.json" --baseline "$out/baseline-P7.json" --out-dir "$out"
   step plot 60 "$python" bench/plot.py "$out/results.json" "$out/results.png"
 }
