@@ -252,7 +252,7 @@ run_rest() {
 
 # The CUDA work first (device time is scarce), the rest of the project after it.
 case "$mode" in
-  all) record_environment; configure_project && build_cuda && run_cuda_tests && run_python; run_bench; build_rest; run_rest ;;
+  all) record_environment; if configure_project && build_cuda; then run_cuda_tests; run_python; fi; run_bench; build_rest; run_rest ;;
   build) record_environment; configure_project && build_cuda; build_rest ;;
   test) record_environment; run_cuda_tests; run_python; run_bench; run_rest ;;
   python) record_environment; configure_project && run_python ;;
