@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import vyre
+import dlpack_capsules
 from kernels import xor_program
 
 
@@ -149,3 +150,20 @@ def test_a_bound_array_must_fit_the_buffers_type(ref):
     out = np.full(1024, -1, np.int32)  # signedness may differ: the bits are the same
     ref.run_resident(xor_program(), a=a, b=a, out=out)
     assert not out.any()
+
+
+@pytest.mark.parametrize("max_version", [None, (1, 0), (1, 3)])
+def test_the_capsule_layout(ref, max_version):
+    buf = ref.to_device(np.arange(12, dtype=np.int16).reshape(3, 4))
+    t = dlpack_capsules.read(buf.__dlpack__(max_version=max_version))
+    assert t["version"] == (None if max_version is None else (1, 0)) and t["flags"] == 0
+    assert t["device"] == (1, 0) and t["dtype"] == (0, 16, 1)  # kDLInt, 16 bits, 1 lane
+    assert t["shape"] == (3, 4) and t["strides"] == (4, 1) and t["byte_offset"] == 0
+    assert t["data"] == address(np.from_dlpack(buf))
+
+
+def test_read_only_memory_exports_read_only(ref):
+    x = np.arange(4, dtype=np.float64)
+    buf = ref.from_dlpack(x, read_only=True)
+    t = dlpack_capsules.read(buf.__dlpack__(max_version=(1, 0)))
+    assert t["flags"] & 1 and t["data"] == address(x) and t["dtype"] == (2, 64, 1)
