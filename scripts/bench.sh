@@ -6,7 +6,7 @@
 # GPU mode (default; on the GPU machine): record the environment; configure (Release, Ninja, no
 # tests) and build vyre-bench with what it runs (plugins, vyre-conform), reusing the build directory;
 # write the emitter's PTX/ptxas report/SASS of every benchmark program to <out>/ptx (vyre-bench-ptx);
-# run vyre-bench's cases P1-P5, P7, R1 on the cuda backend, P8/P9 from Python (bench/python_cases.py,
+# run vyre-bench's cases P1-P5, P7, P9 (its C++ side), R1 on the cuda backend, P8/P9 from Python (bench/python_cases.py,
 # out/python.json: the Python package, NumPy and torch tensors through DLPack), then the PyTorch/CuPy baselines
 # (bench/baselines/*.py), then P6 (vyre-conform, the long one); then bench/report.py writes
 # results.json and results.md and bench/plot.py results.png. The markdown table is printed last.
@@ -120,7 +120,7 @@ emit_ptx() {
 
 run_gpu_cases() {
   local common=(--backend cuda --size-scale "$size_scale" --count-scale "$count_scale" ${VYRE_BENCH_ARGS:-})
-  step vyre-bench 300 "$bench" --case P1 --case P2 --case P3 --case P4 --case P5 --case P7 --case R1 \
+  step vyre-bench 300 "$bench" --case P1 --case P2 --case P3 --case P4 --case P5 --case P7 --case P9 --case R1 \
     "${common[@]}" --json "$out/vyre.json" --log-dir "$logs"
   local scale=(--size-scale "$size_scale" --count-scale "$count_scale")
   run_python_cases --vyre "$out/vyre.json"

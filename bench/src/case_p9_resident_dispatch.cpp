@@ -1,0 +1,46 @@
+// P9's C++ side: one synchronous resident dispatch of a 1024-element u32 xor on three resident
+// buffers (Backend::dispatch_resident, which returns when the work finished), host wall per call.
+// bench/python_cases.py times the same dispatch from Python on torch tensors bound through DLPack
+// and compares with this figure (result id "P9-cpp").
+#include <fmt/core.h>
+
+#include "case_support.hpp"
+#include "cases.hpp"
+#include "clock.hpp"
+#include "host_data.hpp"
+#include "programs.hpp"
+
+namespace vyre::bench {
+namespace {
+
+constexpr std::uint32_t kElements = 1024;
+
+}  // namespace
+
+std::vector<CaseResult> run_p9_resident_dispatch(Context& context) {
+  vyre::host::Backend backend = context.main_backend();
+  CaseResult result = start_case("P9-cpp", "resident dispatch, 1024-u32 xor, synchronous", backend, "us", "lower");
+  const auto a = random_words(kElements, context.seed_for("P9a"));
+  const auto b = random_words(kElements, context.seed_for("P9b"));
+  const vyre::host::Program program = backend.compile(xor_program(kElements));
+  const auto buffers = backend.alloc_many(std::vector<std::uint64_t>(3, kElements * 4));
+  backend.upload(buffers[0], 0, vyre::host::as_bytes(a));
+  backend.upload(buffers[1], 0, vyre::host::as_bytes(b));
+  const std::vector<vyre::host::Binding> bindings = {vyre::host::Binding::of(buffers[0]),
+                                                     vyre::host::Binding::of(buffers[1]),
+                                                     vyre::host::Binding::of(buffers[2])};
+  backend.dispatch_resident(program, bindings);
+  const std::size_t wrong = xor_mismatches(a, b, words_of(backend.download(buffers[2], 0, kElements * 4)));
+  result.verified = wrong == 0;
+  result.verification = checked(result.verified, fmt::format("out equals a ^ b ({} differ)", wrong));
+
+  result.warmup = context.warmup(100);
+  reset_metrics(backend);
+  const auto samples = time_calls(result.warmup, context.reps(2000), [&] { backend.dispatch_resident(program, bindings); });
+  result.metrics = metrics_of(backend);
+  set_time_figure(result, samples, 1e-3);
+  result.extra["elements"] = kElements;
+  return {result};
+}
+
+}  // namespace vyre::bench
