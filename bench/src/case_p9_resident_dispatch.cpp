@@ -7,8 +7,7 @@
 #include "case_support.hpp"
 #include "cases.hpp"
 #include "clock.hpp"
-#include "host_data.hpp"
-#include "programs.hpp"
+#include "resident_xor.hpp"
 
 namespace vyre::bench {
 namespace {
@@ -20,23 +19,15 @@ constexpr std::uint32_t kElements = 1024;
 std::vector<CaseResult> run_p9_resident_dispatch(Context& context) {
   vyre::host::Backend backend = context.main_backend();
   CaseResult result = start_case("P9-cpp", "resident dispatch, 1024-u32 xor, synchronous", backend, "us", "lower");
-  const auto a = random_words(kElements, context.seed_for("P9a"));
-  const auto b = random_words(kElements, context.seed_for("P9b"));
-  const vyre::host::Program program = backend.compile(xor_program(kElements));
-  const auto buffers = backend.alloc_many(std::vector<std::uint64_t>(3, kElements * 4));
-  backend.upload(buffers[0], 0, vyre::host::as_bytes(a));
-  backend.upload(buffers[1], 0, vyre::host::as_bytes(b));
-  const std::vector<vyre::host::Binding> bindings = {vyre::host::Binding::of(buffers[0]),
-                                                     vyre::host::Binding::of(buffers[1]),
-                                                     vyre::host::Binding::of(buffers[2])};
-  backend.dispatch_resident(program, bindings);
-  const std::size_t wrong = xor_mismatches(a, b, words_of(backend.download(buffers[2], 0, kElements * 4)));
+  const ResidentXor x = resident_xor(backend, kElements, context.seed_for("P9a"), context.seed_for("P9b"));
+  backend.dispatch_resident(x.program, x.bindings);
+  const std::size_t wrong = x.mismatches(backend);
   result.verified = wrong == 0;
   result.verification = checked(result.verified, fmt::format("out equals a ^ b ({} differ)", wrong));
 
   result.warmup = context.warmup(100);
   reset_metrics(backend);
-  const auto samples = time_calls(result.warmup, context.reps(2000), [&] { backend.dispatch_resident(program, bindings); });
+  const auto samples = time_calls(result.warmup, context.reps(2000), [&] { backend.dispatch_resident(x.program, x.bindings); });
   result.metrics = metrics_of(backend);
   set_time_figure(result, samples, 1e-3);
   result.extra["elements"] = kElements;
