@@ -26,6 +26,9 @@ GOALS = {
     "P6": {"kind": "absolute", "op": "<=", "target": 60.0, "unit": "s", "baseline": None},
     "P7": {"kind": "ratio", "op": ">=", "target": 0.9, "baseline": "external"},
     "R1": {"kind": "absolute", "op": "<=", "target": 30.0, "unit": "ms", "baseline": None},
+    # bench/python_cases.py against the C++ figures of the same run ("above": vyre - baseline).
+    "P8": {"kind": "ratio", "op": "<=", "target": 1.2, "baseline": "vyre-case:P2"},
+    "P9": {"kind": "above", "op": "<=", "target": 1.0, "unit": "us above", "baseline": "vyre-case:P9-cpp"},
 }
 BASELINE_NAMES = {"P4": "the same launches enqueued one by one (vyre)"}
 
@@ -52,6 +55,12 @@ def baseline_for(case, goal, baselines):
             return None, b.get("reason", "baseline unavailable")
         return {"name": b.get("baseline"), "value": figure(b.get("value")), "verified": b.get("verified"),
                 "verification": b.get("verification"), "extra": b.get("extra", {})}, None
+    if source and source.startswith("vyre-case:"):
+        other = baselines.get(source)
+        if other is None or not other.get("value"):
+            return None, f"no {source[10:]} from vyre-bench in this run"
+        return {"name": f"C++ {source[10:]} (vyre-bench)", "value": figure(other["value"]),
+                "verified": other.get("verified"), "verification": other.get("verification")}, None
     if source and source.startswith("vyre:"):
         extra = case.get("extra", {}).get(source[5:])
         if extra is None:
@@ -101,6 +110,9 @@ def evaluate(case, baselines):
     if case.get("error"):
         row.update(status="error", error=case["error"])
         return row
+    if case.get("available") is False:
+        row.update(status="unavailable", error=case.get("reason", ""))
+        return row
     vyre = figure(case.get("value"))
     row.update(vyre=vyre, verified=case.get("verified"), verification=case.get("verification"),
                clock=case.get("clock"), bytes_moved=case.get("bytes_moved"))
@@ -113,6 +125,10 @@ def evaluate(case, baselines):
         ratio = vyre["median"] / base["value"]["median"]
     row["ratio"] = ratio
     measured = ratio if goal.get("kind") == "ratio" else vyre["median"]
+    if goal.get("kind") == "above":
+        measured = vyre["median"] - base["value"]["median"] if base and base["value"] else None
+        row["above"] = measured
+        measured = None if measured is None else max(measured, 1e-9)  # at or below the baseline: met
     row["attained"] = attainment(goal.get("op"), measured, goal["target"]) if "target" in goal else None
     notes = case_notes(case, copy_ceiling(baselines))
     if notes:
@@ -167,7 +183,9 @@ def markdown(results):
         base_text = f"{base['name']}: {fmt_figure(base['value'])}" if base else r.get("baseline_note", "-")
         ratio = f"{r['ratio']:.3f}" if r.get("ratio") is not None else "-"
         attained = f"{r['attained']:.2f}" if r.get("attained") is not None else "-"
-        vyre = fmt_figure(r.get("vyre")) if r["status"] != "error" else "ERROR: " + r.get("error", "")[:120]
+        vyre = fmt_figure(r.get("vyre"))
+        if r["status"] in ("error", "unavailable"):
+            vyre = r["status"].upper() + ": " + r.get("error", "")[:120]
         lines.append(f"| {r['id']} | {r.get('title') or ''} | {vyre} | {base_text} | {ratio} | "
                      f"{fmt_goal(r['goal'])} | {attained} | {r['status']} |")
     lines.append("")
@@ -197,6 +215,9 @@ def main():
         if os.path.exists(path):
             b = load(path)
             baselines[b["id"]] = b
+    for run in vyre_runs:  # C++ figures that other cases compare with (GOALS "vyre-case:")
+        for c in run.get("cases", []):
+            baselines.setdefault("vyre-case:" + c["id"], c)
     cases = [evaluate(c, baselines) for run in vyre_runs for c in run.get("cases", [])]
     if "device" not in env and vyre_runs and vyre_runs[0].get("device"):
         env["device"] = vyre_runs[0]["device"].get("name")

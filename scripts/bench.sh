@@ -6,11 +6,12 @@
 # GPU mode (default; on the GPU machine): record the environment; configure (Release, Ninja, no
 # tests) and build vyre-bench with what it runs (plugins, vyre-conform), reusing the build directory;
 # write the emitter's PTX/ptxas report/SASS of every benchmark program to <out>/ptx (vyre-bench-ptx);
-# run vyre-bench's cases P1-P5, P7, R1 on the cuda backend, then the PyTorch/CuPy baselines
+# run vyre-bench's cases P1-P5, P7, P9 (its C++ side), R1 on the cuda backend, P8/P9 from Python (bench/python_cases.py,
+# out/python.json: the Python package, NumPy and torch tensors through DLPack), then the PyTorch/CuPy baselines
 # (bench/baselines/*.py), then P6 (vyre-conform, the long one); then bench/report.py writes
 # results.json and results.md and bench/plot.py results.png. The markdown table is printed last.
 # CPU mode (--cpu; the 2-core development machine): R1 for the record, plus a small smoke run of
-# every case on reference_cpu (logs/smoke.json) to show the harness works.
+# every case on reference_cpu (logs/smoke.json) to show the harness works, and P8 on reference_cpu.
 #
 # Output goes to $OUT when it is set, else OUTDIR, else <build>/bench-results. Logs in <out>/logs.
 # Knobs: BUILD_DIR (gpu: build-bench-release, cpu: build-bench), JOBS (gpu 16, cpu 1),
@@ -88,7 +89,20 @@ PY
 configure_and_build() {
   step configure 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_TESTS=OFF &&
     step build 480 cmake --build "$build" --target vyre-bench -j"$jobs" &&
-    { step build-ptx-tool 120 cmake --build "$build" --target vyre-bench-ptx -j"$jobs" || true; }
+    { step build-ptx-tool 120 cmake --build "$build" --target vyre-bench-ptx -j"$jobs" || true; } &&
+    { step build-python 300 cmake --build "$build" --target vyre_python -j"$jobs" || true; }
+}
+
+# P8/P9 (bench/python_cases.py) with the Python the package was built for; ARGS... go to the script.
+run_python_cases() {
+  local interpreter
+  interpreter=$(cat "$build/python/interpreter" 2>/dev/null)
+  if [ -z "$interpreter" ] || [ ! -f "$build/python/vyre/__init__.py" ]; then
+    echo "bench.sh: the Python package was not built here; P8/P9 skipped" >&2
+    return 0
+  fi
+  step python-P8-P9 300 env PYTHONPATH="$build/python" "$interpreter" bench/python_cases.py \
+    --json "$out/python.json" "$@"
 }
 
 # The emitter's PTX of every benchmark program, ptxas's resource report, and SASS where cuobjdump is
@@ -106,9 +120,10 @@ emit_ptx() {
 
 run_gpu_cases() {
   local common=(--backend cuda --size-scale "$size_scale" --count-scale "$count_scale" ${VYRE_BENCH_ARGS:-})
-  step vyre-bench 300 "$bench" --case P1 --case P2 --case P3 --case P4 --case P5 --case P7 --case R1 \
+  step vyre-bench 300 "$bench" --case P1 --case P2 --case P3 --case P4 --case P5 --case P7 --case P9 --case R1 \
     "${common[@]}" --json "$out/vyre.json" --log-dir "$logs"
   local scale=(--size-scale "$size_scale" --count-scale "$count_scale")
+  run_python_cases --vyre "$out/vyre.json"
   step baseline-P1 150 "$python" bench/baselines/torch_xor.py "${scale[@]}" --json "$out/baseline-P1.json"
   step baseline-P2 150 "$python" bench/baselines/torch_round_trip.py "${scale[@]}" --json "$out/baseline-P2.json"
   step baseline-P3 150 "$python" bench/baselines/cupy_launch.py "${scale[@]}" --json "$out/baseline-P3.json"
@@ -123,11 +138,12 @@ run_cpu_cases() {
   step vyre-bench-R1 300 "$bench" --case R1 --reps 50 --json "$out/vyre.json"
   step smoke 300 "$bench" --all --backend reference_cpu --size-scale 0.001 --count-scale 0.05 --reps 3 \
     --conform-ops 'bin.xor.*' --json "$logs/smoke.json" --log-dir "$logs/smoke"
+  run_python_cases --cpu --reps 500 --vyre "$logs/smoke.json"
 }
 
 report() {
   step report 60 "$python" bench/report.py --env "$out/env.json" --vyre "$out/vyre.json" \
-    --vyre "$out/vyre-conform.json" --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" \
+    --vyre "$out/vyre-conform.json" --vyre "$out/python.json" --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" \
     --baseline "$out/baseline-P3.json" --baseline "$out/baseline-P7.json" --out-dir "$out"
   step plot 60 "$python" bench/plot.py "$out/results.json" "$out/results.png"
 }

@@ -26,6 +26,14 @@ have_header spirv/unified1/spirv.hpp11 || need+=(spirv-headers)
 have_cmd spirv-val || need+=(spirv-tools)
 ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 ' || need+=(libvulkan1)
 ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
+# The Python package (python/, docs/PYTHON.md) and its tests, for Debian's python3.
+have_py() { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "$1" >/dev/null 2>&1; }
+have_py 'import sysconfig, os, sys; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))' ||
+  need+=(python3-dev)
+have_py 'import numpy' || need+=(python3-numpy)
+have_py 'import pybind11' || need+=(python3-pybind11)
+have_header pybind11/pybind11.h || need+=(pybind11-dev)
+have_py 'import pytest' || need+=(python3-pytest)
 if [ $ci -eq 1 ]; then
   have_cmd valgrind || need+=(valgrind)
   have_cmd clang++-14 || have_cmd clang++ || need+=(clang-14)

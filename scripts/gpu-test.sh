@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Build vyre from source on a GPU machine and run the CUDA plugin's tests in one go.
 #
-#   scripts/gpu-test.sh [all|build|test]      (default: all)
+#   scripts/gpu-test.sh [all|build|test|python]      (default: all; python: only the Python step)
 #
 # Steps, each under its own time limit, CUDA work first: record the environment (nvidia-smi,
 # compilers); configure (Release, Ninja) and build the CUDA plugin, reference_cpu and the CUDA
 # tests (JOBS=16); run the CPU-side CUDA tests (units, plugin registration, the fake-driver suite)
 # and the GPU tests (dispatch modes, resident/sequence/graph tests, the fault-injection table on
-# the real driver, the differential of every op against reference_cpu); optionally vyre-bench
+# the real driver, the differential of every op against reference_cpu); the Python package built for
+# the venv's Python and its GPU tests (torch and CuPy tensors through DLPack); optionally vyre-bench
 # cases (VYRE_GPU_TEST_BENCH="P2 P3": the release plugin, not the fault plugin); then build
 # everything else (VYRE_GPU_TEST_BUILD_ALL=0 skips it), optionally run vyre-conform
 # (VYRE_GPU_TEST_CONFORM=1; on cuda, and on vulkan where it can be created), the AOT bundle test on the GPU, the load test on cuda, optionally compute-sanitizer's memcheck,
@@ -97,11 +98,19 @@ record_environment() {
 
 # ---- build -------------------------------------------------------------------------------------------
 
+# The Python the package is built for and tested with: VYRE_GPU_TEST_PYTHON, else the GPU machine's
+# venv (Python 3.12 with torch, CuPy, numpy, pybind11, pytest), else none (the step says SKIP).
+gpu_python() {
+  local py=${VYRE_GPU_TEST_PYTHON:-/opt/torch/.venv/bin/python}
+  [ -x "$py" ] && echo "$py"
+}
+
 configure_project() {
-  local generator=()
+  local generator=() python=()
   command -v ninja >/dev/null && generator=(-G Ninja)
+  [ -n "$(gpu_python)" ] && python=(-DVYRE_PYTHON_EXECUTABLE="$(gpu_python)")
   run_step configure 300 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DVYRE_WERROR=OFF -DVYRE_BUILD_TESTS=ON
+    -DVYRE_WERROR=OFF -DVYRE_BUILD_TESTS=ON "${python[@]}"
 }
 
 # What the CUDA tests need: the two plugins and the test binaries.
@@ -182,6 +191,36 @@ run_sanitizers() {
   done
 }
 
+# The Python package on the GPU: build the module for the venv's Python, then its DLPack tests
+# with torch and CuPy tensors on cuda (python/tests/test_gpu.py) and NumPy on reference_cpu
+# (test_dlpack.py). The whole pytest suite also runs in ctest-cpu-suite (python_pytest).
+run_python() {
+  local py
+  py=$(gpu_python)
+  if [ -z "$py" ]; then
+    add_row "python-gpu" "SKIP" "0" "no Python at ${VYRE_GPU_TEST_PYTHON:-/opt/torch/.venv/bin/python}; set VYRE_GPU_TEST_PYTHON"
+    return 0
+  fi
+  local missing
+  missing=$("$py" -c 'import importlib.util as u; print(" ".join(m for m in ("numpy", "pybind11", "pytest") if u.find_spec(m) is None))' 2>&1)
+  if [ -n "$missing" ]; then
+    add_row "python-gpu" "SKIP" "0" "$py lacks: $missing"
+    return 0
+  fi
+  if ! grep -qs 'target_vyre_python\|^vyre_python:' "$build/build.ninja" "$build/Makefile"; then
+    add_row "python-gpu" "SKIP" "0" "the package was not configured (see configure.log: Python package)"
+    return 0
+  fi
+  run_step build-python 600 cmake --build "$build" -j "$jobs" --target vyre_python python_reference_programs \
+    vyre_reference_cpu vyre_cuda || return 1
+  run_step python-gpu 600 env PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 VYRE_SOURCE_DIR="$root" \
+    VYRE_REFERENCE_PROGRAMS_TOOL="$build/bin/python_reference_programs" \
+    "$py" -m pytest -v -rs -p no:cacheprovider "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py"
+  local counts
+  counts=$(grep -E '(passed|failed|skipped).* in [0-9.]+s' "$logs/python-gpu.log" | tail -1)
+  [ -n "$counts" ] && add_row "  pytest counts" "INFO" "0" "$counts"
+}
+
 run_rest() {
   # Which backends this machine can create, in selection order (cuda, vulkan, reference_cpu).
   [ -x "$build/bin/vyre" ] && run_step vyre-backends 120 "$build/bin/vyre" backends
@@ -213,9 +252,10 @@ run_rest() {
 
 # The CUDA work first (device time is scarce), the rest of the project after it.
 case "$mode" in
-  all) record_environment; configure_project && build_cuda && run_cuda_tests; run_bench; build_rest; run_rest ;;
+  all) record_environment; if configure_project && build_cuda; then run_cuda_tests; run_python; fi; run_bench; build_rest; run_rest ;;
   build) record_environment; configure_project && build_cuda; build_rest ;;
-  test) record_environment; run_cuda_tests; run_bench; run_rest ;;
-  *) echo "usage: $0 [all|build|test]" >&2; exit 2 ;;
+  test) record_environment; run_cuda_tests; run_python; run_bench; run_rest ;;
+  python) record_environment; configure_project && run_python ;;
+  *) echo "usage: $0 [all|build|test|python]" >&2; exit 2 ;;
 esac
 [ "$failures" -eq 0 ]

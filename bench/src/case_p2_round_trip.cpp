@@ -14,19 +14,6 @@ namespace {
 
 constexpr std::uint32_t kElements = 1024;
 
-template <class Call>
-std::vector<double> time_calls(std::uint32_t warmup, std::uint32_t reps, const Call& call) {
-  for (std::uint32_t w = 0; w < warmup; ++w) call();
-  std::vector<double> samples;
-  samples.reserve(reps);
-  for (std::uint32_t r = 0; r < reps; ++r) {
-    const std::uint64_t start = now_ns();
-    call();
-    samples.push_back(static_cast<double>(now_ns() - start));
-  }
-  return samples;
-}
-
 }  // namespace
 
 std::vector<CaseResult> run_p2_round_trip(Context& context) {

@@ -8,6 +8,7 @@
 #include "clock.hpp"
 #include "host_data.hpp"
 #include "programs.hpp"
+#include "resident_xor.hpp"
 
 namespace vyre::bench {
 namespace {
@@ -40,15 +41,9 @@ std::vector<CaseResult> run_p3_enqueue(Context& context) {
   CaseResult result = start_case("P3", "resident enqueue, tiny kernel, 10k back to back", backend,
                                  "us/dispatch", "lower");
   const std::uint64_t count = context.scaled_count(kDispatches);
-  const auto a = random_words(kElements, context.seed_for("P3a"));
-  const auto b = random_words(kElements, context.seed_for("P3b"));
-  const vyre::host::Program program = backend.compile(xor_program(kElements));
-  const auto buffers = backend.alloc_many(std::vector<std::uint64_t>(3, kElements * 4));
-  backend.upload(buffers[0], 0, vyre::host::as_bytes(a));
-  backend.upload(buffers[1], 0, vyre::host::as_bytes(b));
-  const std::vector<vyre::host::Binding> bindings = {vyre::host::Binding::of(buffers[0]),
-                                                     vyre::host::Binding::of(buffers[1]),
-                                                     vyre::host::Binding::of(buffers[2])};
+  const ResidentXor x = resident_xor(backend, kElements, context.seed_for("P3a"), context.seed_for("P3b"));
+  const vyre::host::Program& program = x.program;
+  const std::vector<vyre::host::Binding>& bindings = x.bindings;
 
   result.warmup = context.warmup(1);
   for (std::uint32_t w = 0; w < result.warmup; ++w) (void)enqueue_loop(backend, program, bindings, count);
@@ -61,7 +56,7 @@ std::vector<CaseResult> run_p3_enqueue(Context& context) {
   }
   result.metrics = metrics_of(backend);
 
-  const std::size_t wrong = xor_mismatches(a, b, words_of(backend.download(buffers[2], 0, kElements * 4)));
+  const std::size_t wrong = x.mismatches(backend);
   result.verified = wrong == 0;
   result.verification = checked(result.verified, fmt::format("out equals a ^ b after the loops ({} differ)", wrong));
   set_time_figure(result, enqueue_ns, 1e-3);

@@ -11,6 +11,8 @@ const std::vector<CaseInfo>& case_table() {
       {"P5", "first dispatch of a new 50-node program: cold, and JIT disk cache warm", &run_p5_first_dispatch},
       {"P6", "full default conform of the backend", &run_p6_conform},
       {"P7", "sum of 256M u32 (subgroup reduce + atomics)", &run_p7_sum},
+      {"P9", "resident dispatch of a 1024-u32 xor, synchronous (the C++ side of P9, bench/python_cases.py)",
+       &run_p9_resident_dispatch},
       {"R1", "reference_cpu: xor of two 1M-u32 buffers (host dispatch)", &run_r1_reference_xor},
   };
   return table;

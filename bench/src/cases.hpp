@@ -24,6 +24,7 @@ std::vector<CaseResult> run_p4_sequence(Context& context);
 std::vector<CaseResult> run_p5_first_dispatch(Context& context);
 std::vector<CaseResult> run_p6_conform(Context& context);
 std::vector<CaseResult> run_p7_sum(Context& context);
+std::vector<CaseResult> run_p9_resident_dispatch(Context& context);
 std::vector<CaseResult> run_r1_reference_xor(Context& context);
 
 // Every case in run order.

@@ -6,12 +6,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "dlpack.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/ir.hpp"
 
@@ -26,6 +28,7 @@ void bind_arrays(py::module_& m);
 void bind_registry(py::module_& m);
 void bind_backend(py::module_& m);
 void bind_resident(py::module_& m);
+void bind_dlpack(py::module_& m);
 
 // A program as Python holds it: the IR (immutable once made) and what dispatching needs, computed
 // once: the host input and output buffers' names, and each backend instance's compiled handle.
@@ -53,10 +56,47 @@ struct PyBackend {
   host::Backend backend;
 };
 
-// An asynchronous dispatch: the host outputs it writes (none for resident work) stay alive here
-// until the work finished. Destroying it waits for the work.
+// A resident buffer as Python holds it: the handle, the element type and shape it is seen with
+// (download's default dtype, and the tensor DLPack consumers see: from to_device's array, the
+// imported tensor, or alloc's dtype; 1-D unless it came from an array), and how many DLPack views
+// of it are alive (free() is refused while any is: their memory would go). Copies share the buffer.
+struct PyResident {
+  host::Backend backend;
+  host::ResidentBuffer buffer;
+  dlpack::DataType dtype{dlpack::kUInt, 8, 1};
+  std::vector<std::int64_t> shape;
+  std::shared_ptr<std::atomic<int>> views = std::make_shared<std::atomic<int>>(0);
+
+  std::uint64_t nbytes() const { return buffer.byte_len(); }
+  void upload(const py::handle& value, std::uint64_t offset) const;
+  py::array download(const py::object& dtype, std::optional<std::uint64_t> count, std::uint64_t offset) const;
+  void free();
+};
+
+// The buffer's element type for a NumPy dtype (bool, [u]int8..64, float16..64; others: none), and
+// back (bfloat16 as uint16, the package's bf16 convention).
+std::optional<dlpack::DataType> dlpack_dtype(const py::dtype& dtype);
+py::dtype numpy_dtype(dlpack::DataType dtype);
+
+// Wrap a DLPack-capable object's memory (a NumPy array, a torch or CuPy tensor: anything with
+// __dlpack__) as a resident buffer of `backend` without a copy (ABI 1.1 external memory): it
+// must be compact row-major on a device the backend takes (CPU memory on CPU backends, the
+// instance's CUDA device on cuda). The object stays alive until the backend releases the memory.
+// For CUDA tensors of torch and CuPy the producer's current stream is synchronized first (vyre's
+// streams are not ordered after it); for others that is the caller's job. Thread-safe; takes the GIL.
+PyResident import_dlpack(const host::Backend& backend, const py::handle& object, bool read_only);
+
+// Whether elements of `dtype` may fill buffer `decl` as they are: the same size, floats for float
+// buffers (bf16: bfloat16 or its 16-bit integer bits), integers for integer and bool (4-byte word)
+// buffers; signedness may differ (torch has no uint32: an int32 tensor carries u32 bits). Throws
+// invalid_argument otherwise, naming both.
+void require_element_fits(const BufferDecl& decl, dlpack::DataType dtype);
+
+// An asynchronous dispatch: the host outputs it writes (none for resident work) and the memory it
+// imported for the call stay alive here until the work finished. Destroying it waits for the work.
 struct PyPending {
   std::vector<py::array> outputs;      // declared first, destroyed last:
+  std::vector<PyResident> imported;    // (DLPack objects bound to a resident dispatch)
   std::shared_ptr<PyProgram> program;  // null for resident work
   host::PendingDispatch pending;       // its destructor waits for the work that writes `outputs`
 

@@ -59,6 +59,12 @@ std::vector<std::uint32_t> axes_arg(const py::handle& h) {
   return h.cast<std::vector<std::uint32_t>>();
 }
 
+// (x, y, z), or None when unset.
+py::object axes_tuple(const std::optional<std::array<std::uint32_t, 3>>& axes) {
+  if (!axes) return py::none();
+  return py::make_tuple((*axes)[0], (*axes)[1], (*axes)[2]);
+}
+
 }  // namespace
 
 void bind_program(py::module_& m) {
@@ -76,8 +82,8 @@ void bind_program(py::module_& m) {
            py::kw_only(), py::arg("elements") = py::none(), py::arg("grid") = py::none(),
            py::arg("workgroup") = py::none(), py::arg("fixpoint_iterations") = 1)
       .def_readonly("elements", &DispatchConfig::dispatch_elements)
-      .def_readonly("grid", &DispatchConfig::grid)
-      .def_readonly("workgroup", &DispatchConfig::workgroup_override)
+      .def_property_readonly("grid", [](const DispatchConfig& c) { return axes_tuple(c.grid); })
+      .def_property_readonly("workgroup", [](const DispatchConfig& c) { return axes_tuple(c.workgroup_override); })
       .def_readonly("fixpoint_iterations", &DispatchConfig::fixpoint_iterations)
       .def("__eq__", [](const DispatchConfig& a, const DispatchConfig& b) { return a == b; });
 

@@ -16,32 +16,6 @@ namespace vyre::python {
 
 namespace {
 
-struct PyResident {
-  host::Backend backend;
-  host::ResidentBuffer buffer;
-
-  std::uint64_t nbytes() const { return buffer.byte_len(); }
-
-  void upload(const py::handle& value, std::uint64_t offset) const {
-    py::array a = py::module_::import("numpy").attr("ascontiguousarray")(value);
-    const host::Bytes bytes(static_cast<const std::byte*>(a.data()), static_cast<std::size_t>(a.nbytes()));
-    py::gil_scoped_release release;
-    backend.upload(buffer, offset, bytes);
-  }
-
-  py::array download(const py::object& dtype, std::optional<std::uint64_t> count, std::uint64_t offset) const {
-    const py::dtype d = py::dtype::from_args(dtype);
-    const auto item = static_cast<std::uint64_t>(d.itemsize());
-    const std::uint64_t available = offset <= nbytes() ? (nbytes() - offset) / item : 0;
-    const std::uint64_t n = count.value_or(available);
-    py::array out(d, {static_cast<py::ssize_t>(n)}, {});
-    host::ResidentRead read{buffer, offset, writable_bytes(out)};
-    py::gil_scoped_release release;
-    backend.download(std::span<const host::ResidentRead>(&read, 1));
-    return out;
-  }
-};
-
 // Another instance's buffer is rejected by the host wrapper (VYRE_ERR_INVALID_HANDLE).
 PyResident resident_arg(const py::handle& h) {
   if (!py::isinstance<PyResident>(h))
@@ -56,6 +30,7 @@ struct ResidentArguments {
   DispatchConfig config;
   std::vector<host::Binding> bindings;
   std::vector<py::object> keep;
+  std::vector<PyResident> imported;  // DLPack objects bound without a copy, for this dispatch
 };
 
 std::vector<std::size_t> bound_buffers(const vyre::Program& ir) {
@@ -65,18 +40,37 @@ std::vector<std::size_t> bound_buffers(const vyre::Program& ir) {
   return out;
 }
 
-host::Binding binding_of(const BufferDecl& decl, const py::handle& value, std::vector<py::object>& keep) {
+bool read_only(const BufferDecl& decl) { return decl.access == Access::Read || decl.access == Access::Uniform; }
+
+bool on_cpu(const py::handle& value) {
+  if (!py::hasattr(value, "__dlpack_device__")) return false;
+  return value.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<int>() == dlpack::kCPU;
+}
+
+// A ResidentBuffer as it is; a DLPack object imported without a copy (a CPU one for a read buffer
+// goes as host bytes instead, which every backend takes); any other array as host bytes.
+host::Binding binding_of(const host::Backend& backend, const BufferDecl& decl, const py::handle& value,
+                         ResidentArguments& out) {
   if (py::isinstance<PyResident>(value)) return host::Binding::of(resident_arg(value).buffer);
-  if (decl.access != Access::Read && decl.access != Access::Uniform)
+  const bool dlpack = !py::isinstance<py::array>(value) && py::hasattr(value, "__dlpack__");
+  if (dlpack && read_only(decl) && on_cpu(value))
+    return binding_of(backend, decl, py::module_::import("numpy").attr("from_dlpack")(value), out);
+  if (dlpack || (py::isinstance<py::array>(value) && !read_only(decl))) {
+    PyResident imported = import_dlpack(backend, value, read_only(decl));
+    require_element_fits(decl, imported.dtype);
+    out.imported.push_back(std::move(imported));
+    return host::Binding::of(out.imported.back().buffer);
+  }
+  if (!read_only(decl))
     invalid_argument("buffer '" + decl.name + "' (" + std::string(access_name(decl.access)) +
                          ") needs a ResidentBuffer in a resident dispatch",
-                     "bind it to backend.alloc(...) or backend.to_device(array)");
+                     "bind it to backend.alloc(...), backend.to_device(array), or a tensor with __dlpack__");
   HostInput in = host_input(decl, value);
-  keep.push_back(in.keep);
+  out.keep.push_back(in.keep);
   return host::Binding::host_bytes(in.bytes);
 }
 
-ResidentArguments resident_arguments(const py::handle& program,
+ResidentArguments resident_arguments(const host::Backend& backend, const py::handle& program,
                                      const py::args& args, const py::kwargs& kwargs) {
   ResidentArguments out;
   out.program = program.cast<std::shared_ptr<PyProgram>>();
@@ -106,7 +100,7 @@ ResidentArguments resident_arguments(const py::handle& program,
   for (std::size_t k = 0; k < slots.size(); ++k) {
     const BufferDecl& decl = ir.buffers[slots[k]];
     if (!given[k]) invalid_argument("buffer '" + decl.name + "' is not bound", "pass " + decl.name + "=buffer");
-    out.bindings.push_back(binding_of(decl, given[k], out.keep));
+    out.bindings.push_back(binding_of(backend, decl, given[k], out));
   }
   return out;
 }
@@ -140,53 +134,111 @@ host::SequenceStep sequence_step(const host::Backend& backend, const py::handle&
 
 }  // namespace
 
+void PyResident::upload(const py::handle& value, std::uint64_t offset) const {
+  py::array a = py::module_::import("numpy").attr("ascontiguousarray")(value);
+  const host::Bytes bytes(static_cast<const std::byte*>(a.data()), static_cast<std::size_t>(a.nbytes()));
+  py::gil_scoped_release release;
+  backend.upload(buffer, offset, bytes);
+}
+
+py::array PyResident::download(const py::object& dtype, std::optional<std::uint64_t> count,
+                               std::uint64_t offset) const {
+  const py::dtype d = dtype.is_none() ? numpy_dtype(this->dtype) : py::dtype::from_args(dtype);
+  const auto item = static_cast<std::uint64_t>(d.itemsize());
+  const std::uint64_t available = offset <= nbytes() ? (nbytes() - offset) / item : 0;
+  const std::uint64_t n = count.value_or(available);
+  py::array out(d, {static_cast<py::ssize_t>(n)}, {});
+  host::ResidentRead read{buffer, offset, writable_bytes(out)};
+  py::gil_scoped_release release;
+  backend.download(std::span<const host::ResidentRead>(&read, 1));
+  return out;
+}
+
+void PyResident::free() {
+  if (const int alive = views->load(); alive > 0)
+    fail(VYRE_ERR_BUSY, std::to_string(alive) + " DLPack view(s) of this buffer are alive (tensors made by "
+                        "numpy/torch/cupy from_dlpack); freeing it would pull their memory away",
+         "drop the tensors made from the buffer first (or keep the buffer)");
+  py::gil_scoped_release release;  // the release of imported memory may call its owner's deleter
+  buffer.free();
+}
+
 void bind_resident(py::module_& m) {
   py::class_<PyResident>(m, "ResidentBuffer", "A buffer on the backend's device.")
       .def_property_readonly("nbytes", &PyResident::nbytes)
       .def_property_readonly("freed", [](const PyResident& r) { return r.buffer.freed(); })
       .def("upload", &PyResident::upload, py::arg("array"), py::arg("offset") = 0,
            "Copy an array's bytes into the buffer at byte `offset`.")
-      .def("download", &PyResident::download, py::arg("dtype") = py::str("uint8"),
+      .def("download", &PyResident::download, py::arg("dtype") = py::none(),
            py::arg("count") = py::none(), py::arg("offset") = 0,
-           "`count` elements of `dtype` from byte `offset` (default: to the end), as a new array.")
-      .def("free", [](PyResident& r) { r.buffer.free(); },
-           "Free it now (VYRE_ERR_BUSY while a dispatch uses it); later use is invalid_handle.");
+           "`count` elements of `dtype` (default: the buffer's dtype) from byte `offset` (default: "
+           "to the end), as a new array.")
+      .def_property_readonly("dtype", [](const PyResident& r) { return numpy_dtype(r.dtype); },
+                             "The NumPy dtype its elements are seen with (download, DLPack).")
+      .def_property_readonly("shape", [](const PyResident& r) { return py::tuple(py::cast(r.shape)); })
+      .def("free", &PyResident::free,
+           "Free it now (VYRE_ERR_BUSY while a dispatch or a DLPack view uses it); later use is "
+           "invalid_handle.");
 
   auto backend = py::reinterpret_borrow<py::class_<PyBackend>>(m.attr("Backend"));
   backend
-      .def("alloc", [](const PyBackend& b, std::uint64_t nbytes) {
+      .def("alloc", [](const PyBackend& b, std::uint64_t nbytes, const py::object& dtype) {
+        const py::dtype d = py::dtype::from_args(dtype);
+        const std::optional<dlpack::DataType> element = dlpack_dtype(d);
+        const auto item = static_cast<std::uint64_t>(d.itemsize());
+        if (!element || nbytes % item != 0)
+          invalid_argument("alloc(" + std::to_string(nbytes) + ", " + py::str(static_cast<const py::handle&>(d)).cast<std::string>() +
+                               "): not a whole number of elements of a bool, integer or float dtype",
+                           "pass nbytes as a multiple of the dtype's itemsize, with a numeric dtype");
+        PyResident r{b.backend, {}, *element, {static_cast<std::int64_t>(nbytes / item)}};
         py::gil_scoped_release release;
-        return PyResident{b.backend, b.backend.alloc(nbytes)};
-      }, py::arg("nbytes"), "A zeroed resident buffer of `nbytes` bytes.")
+        r.buffer = b.backend.alloc(nbytes);
+        return r;
+      }, py::arg("nbytes"), py::arg("dtype") = py::str("uint8"),
+         "A zeroed resident buffer of `nbytes` bytes, seen as a 1-D array of `dtype`.")
       .def("to_device", [](const PyBackend& b, const py::handle& array) {
         py::array a = py::module_::import("numpy").attr("ascontiguousarray")(array);
         PyResident r;
+        r.backend = b.backend;
+        if (const std::optional<dlpack::DataType> element = dlpack_dtype(a.dtype())) {
+          r.dtype = *element;
+          r.shape.assign(a.shape(), a.shape() + a.ndim());
+        } else {
+          r.shape = {static_cast<std::int64_t>(a.nbytes())};  // raw bytes
+        }
         {
           py::gil_scoped_release release;
-          r = PyResident{b.backend, b.backend.alloc(static_cast<std::uint64_t>(a.nbytes()))};
+          r.buffer = b.backend.alloc(static_cast<std::uint64_t>(a.nbytes()));
         }
         r.upload(a, 0);
         return r;
-      }, py::arg("array"), "A resident buffer holding a copy of `array`.")
+      }, py::arg("array"), "A resident buffer holding a copy of `array` (its dtype and shape).")
+      .def("from_dlpack", [](const PyBackend& b, const py::handle& tensor, bool read_only) {
+        return import_dlpack(b.backend, tensor, read_only);
+      }, py::arg("tensor"), py::arg("read_only") = false,
+         "The memory of a DLPack-capable object (NumPy array, torch or CuPy tensor) as a resident "
+         "buffer, without a copy: dispatches read and write the object's memory. Needs ABI 1.1 "
+         "external memory (reference_cpu: CPU memory; cuda: the instance's device).")
       .def("run_resident", [](const PyBackend& b, const py::handle& program, const py::args& args,
                               const py::kwargs& kwargs) {
-        ResidentArguments run = resident_arguments(program, args, kwargs);
+        ResidentArguments run = resident_arguments(b.backend, program, args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
         py::gil_scoped_release release;
         b.backend.dispatch_resident(compiled, run.bindings, run.config);
       }, py::arg("program"))
       .def("run_resident_async", [](const PyBackend& b, const py::handle& program, const py::args& args,
                                     const py::kwargs& kwargs) {
-        ResidentArguments run = resident_arguments(program, args, kwargs);
+        ResidentArguments run = resident_arguments(b.backend, program, args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
         PyPending pending;
+        pending.imported = std::move(run.imported);
         py::gil_scoped_release release;
         pending.pending = b.backend.dispatch_resident_async(compiled, run.bindings, run.config);
         return pending;
       }, py::arg("program"))
       .def("run_resident_timed", [](const PyBackend& b, const py::handle& program, const py::args& args,
                                     const py::kwargs& kwargs) {
-        ResidentArguments run = resident_arguments(program, args, kwargs);
+        ResidentArguments run = resident_arguments(b.backend, program, args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
         Timing t;
         {

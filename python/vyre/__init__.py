@@ -23,6 +23,12 @@ from .ops import *  # noqa: F401,F403  (generated operator functions: exp, min, 
 __version__ = "0.1.0"
 
 
+def from_dlpack(tensor: object, backend: Backend, *, read_only: bool = False) -> ResidentBuffer:
+    """The memory of `tensor` (a NumPy array, a torch or CuPy tensor: anything with __dlpack__)
+    as a resident buffer of `backend`, without a copy. Same as backend.from_dlpack(tensor)."""
+    return backend.from_dlpack(tensor, read_only=read_only)
+
+
 def load(path: str) -> Program:
     """Read a program file (JSON or wire bytes)."""
     return Program.load(path)

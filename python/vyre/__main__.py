@@ -78,6 +78,13 @@ def _inputs(program, args: argparse.Namespace) -> dict:
     return given
 
 
+def _first_values(array: np.ndarray, limit: int) -> str:
+    """The first `limit` values (all when 0), like `vyre run --max-values`."""
+    shown = array if limit == 0 else array[:limit]
+    more = " ..." if shown.size < array.size else ""
+    return "[" + " ".join(str(v) for v in shown) + more + "]"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     program = load(args.program)
     registry = _registry(args)
@@ -89,9 +96,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         backend = route.backend
     result = backend.run(program, **_inputs(program, args))
     outputs = result if isinstance(result, tuple) else (result,)
-    np.set_printoptions(threshold=args.max_values or sys.maxsize, edgeitems=max(1, (args.max_values or 6) // 2))
     for name, array in zip(program.outputs, outputs):
-        print(f"{name} ({array.dtype}, {array.size} values): {array}")
+        print(f"{name} ({array.dtype}, {array.size} values): {_first_values(array, args.max_values)}")
     return 0
 
 

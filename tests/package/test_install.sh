@@ -11,6 +11,8 @@
 #      plugin files installed there;
 #    - examples/embed, configured with find_package(vyre) against the prefix, sees the same files
 #      and routes and runs its xor; built again through pkg-config (vyre.pc), it runs too;
+#    - the installed Python package (with the Python it was built for) searches the same directory,
+#      sees the same files and runs an xor;
 #    - examples/out_of_tree_plugin, built against the installed kit and installed into the prefix,
 #      exports only vyre_backend_register and needs no vyre library; afterwards both `vyre backends`
 #      and the embedding app see it, and the app's xor routes to the best-ranked available backend (tiny_xor's rank 100 beats
@@ -107,6 +109,30 @@ echo "== examples/embed through pkg-config (vyre.pc)"
 g++ -O1 -o "$work/embed_pc" "$src/examples/embed/main.cpp" \
   $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs vyre) || fail "build through pkg-config"
 check_embed_app "$work/embed_pc"
+
+echo "== the installed Python package"
+site=$(ls -d "$prefix"/lib/python3*/site-packages 2>/dev/null | head -1)
+if [ -n "${VYRE_PACKAGE_PYTHON:-}" ] && [ -n "$site" ]; then
+  PYTHONPATH=$site PYTHONDONTWRITEBYTECODE=1 "$VYRE_PACKAGE_PYTHON" - "$plugins" "$(installed_files)" <<'PY' \
+    || fail "the installed Python package"
+import os, sys
+import numpy as np
+import vyre
+plugins, installed = os.path.realpath(sys.argv[1]), sorted(sys.argv[2].split())
+registry = vyre.Registry(use_environment=False)
+assert [os.path.realpath(d) for d in registry.search_dirs] == [plugins], registry.search_dirs
+assert sorted(p.path for p in registry.plugins) == installed, registry.plugins
+a = np.arange(1024, dtype=np.uint32)
+k = vyre.ProgramBuilder(workgroup=64)
+x, y, out = k.buffer("a", "read", "u32", 1024), k.buffer("b", "read", "u32", 1024), k.buffer("out", "output", "u32", 1024)
+i = k.let("i", k.invocation_id())
+out[i] = x[i] ^ y[i]
+assert (registry.route(k.build()).backend.run(k.build(), a=a, b=~a) == a ^ ~a).all()
+print("python: ok")
+PY
+else
+  echo "(no Python package installed: skipped)"
+fi
 
 echo "== examples/out_of_tree_plugin against the installed kit"
 cmake -S "$src/examples/out_of_tree_plugin" -B "$work/tiny" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -1,0 +1,323 @@
+// DLPack both ways, without a copy (docs/PYTHON.md, "Zero copy"):
+//   - a resident buffer is a DLPack producer: __dlpack__ / __dlpack_device__ hand out its memory
+//     (ABI 1.1 resident_export), so numpy/torch/cupy.from_dlpack(buffer) see the same bytes;
+//   - any DLPack producer (NumPy array, torch or CuPy tensor) becomes a resident buffer through
+//     import_dlpack (ABI 1.1 resident_import): backend.from_dlpack(x), or bound straight to a
+//     resident dispatch.
+// Capsules of DLPack 0.8 ("dltensor") and 1.0 ("dltensor_versioned") are read and written.
+#include <Python.h>
+
+#include <cstring>
+
+#include <vyre/error.hpp>
+
+#include "bindings.hpp"
+
+namespace vyre::python {
+
+namespace {
+
+using dlpack::DataType;
+
+// ---- element types ---------------------------------------------------------------------------------
+
+std::string describe(DataType t) {
+  return "DLPack dtype (code " + std::to_string(t.code) + ", bits " + std::to_string(t.bits) + ", lanes " +
+         std::to_string(t.lanes) + ")";
+}
+
+// ---- consuming: a producer's capsule, owned until the backend releases the memory -------------------
+
+// The tensor a consumer took from a capsule; its destructor calls the producer's deleter (which,
+// per the DLPack standard, may run on any thread and takes the GIL itself where it needs it).
+class TakenTensor {
+ public:
+  TakenTensor(dlpack::ManagedTensor* legacy, dlpack::ManagedTensorVersioned* versioned)
+      : legacy_(legacy), versioned_(versioned) {}
+  TakenTensor(const TakenTensor&) = delete;
+  TakenTensor& operator=(const TakenTensor&) = delete;
+  ~TakenTensor() {
+    if (versioned_ != nullptr && versioned_->deleter != nullptr) versioned_->deleter(versioned_);
+    if (legacy_ != nullptr && legacy_->deleter != nullptr) legacy_->deleter(legacy_);
+  }
+  const dlpack::Tensor& tensor() const { return versioned_ ? versioned_->dl_tensor : legacy_->dl_tensor; }
+  bool read_only() const { return versioned_ != nullptr && (versioned_->flags & dlpack::kFlagReadOnly) != 0; }
+
+ private:
+  dlpack::ManagedTensor* legacy_;
+  dlpack::ManagedTensorVersioned* versioned_;
+};
+
+// Call obj.__dlpack__ asking for a 1.0 capsule; producers older than the max_version keyword get
+// the plain call.
+py::object capsule_of(const py::handle& object) {
+  if (!py::hasattr(object, "__dlpack__"))
+    invalid_argument("a " + py::str(py::type::of(object)).cast<std::string>() + " has no __dlpack__",
+                     "pass a NumPy array, a torch or CuPy tensor, or another DLPack producer");
+  try {
+    return object.attr("__dlpack__")(py::arg("max_version") = py::make_tuple(dlpack::kVersion.major,
+                                                                             dlpack::kVersion.minor));
+  } catch (const py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+  }
+  return object.attr("__dlpack__")();
+}
+
+// Take ownership of the capsule's tensor (renaming the capsule "used_...", as the standard says).
+std::shared_ptr<TakenTensor> take(const py::object& capsule) {
+  PyObject* c = capsule.ptr();
+  if (PyCapsule_IsValid(c, dlpack::kCapsuleVersioned)) {
+    auto* t = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(c, dlpack::kCapsuleVersioned));
+    if (t->version.major != dlpack::kVersion.major)
+      invalid_argument("the producer's DLPack capsule has version " + std::to_string(t->version.major) + "." +
+                           std::to_string(t->version.minor) + "; vyre reads 0.8 and 1.x",
+                       "ask the producer for a DLPack 1.x capsule (max_version=(1, 0))");
+    if (PyCapsule_SetName(c, dlpack::kCapsuleVersionedUsed) != 0) throw py::error_already_set();
+    return std::make_shared<TakenTensor>(nullptr, t);
+  }
+  if (PyCapsule_IsValid(c, dlpack::kCapsule)) {
+    auto* t = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(c, dlpack::kCapsule));
+    if (PyCapsule_SetName(c, dlpack::kCapsuleUsed) != 0) throw py::error_already_set();
+    return std::make_shared<TakenTensor>(t, nullptr);
+  }
+  invalid_argument("__dlpack__ returned no unused DLPack capsule (\"dltensor\" or \"dltensor_versioned\")",
+                   "pass a fresh DLPack producer; a capsule can be consumed once");
+}
+
+std::uint64_t element_count(const dlpack::Tensor& t) {
+  std::uint64_t n = 1;
+  for (std::int32_t d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] < 0) invalid_argument("the tensor has a negative extent", "pass a valid tensor");
+    n *= static_cast<std::uint64_t>(t.shape[d]);
+  }
+  return n;
+}
+
+// Compact row-major: null strides, or strides equal to those (extents of 1 may have any stride).
+bool compact(const dlpack::Tensor& t) {
+  if (t.strides == nullptr) return true;
+  std::int64_t expected = 1;
+  for (std::int32_t d = t.ndim - 1; d >= 0; --d) {
+    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
+    expected *= t.shape[d];
+  }
+  return true;
+}
+
+struct Placement {
+  std::uint32_t kind;
+  std::uint64_t address;
+  std::uint64_t byte_len;
+};
+
+Placement placement(const dlpack::Tensor& t) {
+  if (t.dtype.lanes != 1 || t.dtype.bits == 0 || t.dtype.bits % 8 != 0)
+    invalid_argument("the tensor's " + describe(t.dtype) + " is not whole bytes per element",
+                     "pass a tensor of a bool, integer or float dtype");
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr))
+    invalid_argument("the tensor has no valid shape", "pass a valid tensor");
+  if (!compact(t))
+    invalid_argument("the tensor is not contiguous (strided views cannot be bound without a copy)",
+                     "pass x.contiguous() (torch), cupy.ascontiguousarray(x) or numpy.ascontiguousarray(x)");
+  Placement p{};
+  switch (t.device.device_type) {
+    case dlpack::kCPU:
+    case dlpack::kCUDAHost: p.kind = VYRE_MEMORY_HOST; break;
+    case dlpack::kCUDA:
+    case dlpack::kCUDAManaged: p.kind = VYRE_MEMORY_DEVICE; break;
+    default:
+      fail(VYRE_ERR_UNSUPPORTED,
+           "the tensor is on DLPack device type " + std::to_string(t.device.device_type) +
+               "; vyre imports CPU and CUDA memory",
+           "move the tensor to the CPU or to a CUDA device first");
+  }
+  p.address = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
+  p.byte_len = element_count(t) * (t.dtype.bits / 8);
+  return p;
+}
+
+// vyre's streams are not ordered after the producer's: wait for what torch or CuPy queued on
+// their current stream (the DLPack stream argument cannot name a vyre stream).
+void wait_for_producer(const py::handle& object, const dlpack::Tensor& t) {
+  if (t.device.device_type != dlpack::kCUDA && t.device.device_type != dlpack::kCUDAManaged) return;
+  const std::string module = py::str(py::type::of(object).attr("__module__"));
+  if (module.rfind("torch", 0) == 0) {
+    py::module_::import("torch").attr("cuda").attr("current_stream")(t.device.device_id).attr("synchronize")();
+  } else if (module.rfind("cupy", 0) == 0) {
+    py::module_::import("cupy").attr("cuda").attr("get_current_stream")().attr("synchronize")();
+  }
+}
+
+// ---- producing: a resident buffer's memory as a capsule ----------------------------------------------
+
+// What a capsule's tensor points into; freed by the tensor's deleter (from any thread, no GIL).
+struct ExportContext {
+  host::ResidentBuffer buffer;               // the handle the view keeps
+  std::shared_ptr<std::atomic<int>> views;  // the buffer's count of live views
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+  dlpack::ManagedTensor legacy{};
+  dlpack::ManagedTensorVersioned versioned{};
+
+  ~ExportContext() { views->fetch_sub(1); }
+};
+
+void delete_legacy(dlpack::ManagedTensor* self) { delete static_cast<ExportContext*>(self->manager_ctx); }
+void delete_versioned(dlpack::ManagedTensorVersioned* self) {
+  delete static_cast<ExportContext*>(self->manager_ctx);
+}
+
+// An unconsumed capsule deletes its tensor; a consumed one ("used_...") is the consumer's.
+void capsule_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, dlpack::kCapsuleVersioned)) {
+    auto* t = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, dlpack::kCapsuleVersioned));
+    t->deleter(t);
+  } else if (PyCapsule_IsValid(capsule, dlpack::kCapsule)) {
+    auto* t = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, dlpack::kCapsule));
+    t->deleter(t);
+  }
+}
+
+host::ExportedMemory exported(const PyResident& r) {
+  py::gil_scoped_release release;  // waits for earlier work on the buffer
+  return r.backend.export_memory(r.buffer);
+}
+
+// The shape the buffer is seen with, where it covers the bytes; else 1-D.
+std::vector<std::int64_t> view_shape(const PyResident& r, std::uint64_t byte_len) {
+  const std::uint64_t item = r.dtype.bits / 8;
+  std::uint64_t n = 1;
+  for (std::int64_t extent : r.shape) n *= static_cast<std::uint64_t>(extent);
+  if (!r.shape.empty() && n * item == byte_len) return r.shape;
+  return {static_cast<std::int64_t>(byte_len / item)};
+}
+
+// __dlpack__(stream=None, max_version=None, dl_device=None, copy=None). `stream` needs nothing: the
+// export returns after earlier work on the buffer finished.
+py::object dlpack_capsule(const PyResident& r, const py::object& /*stream*/, const py::object& max_version,
+                          const py::object& dl_device, const py::object& copy) {
+  if (!copy.is_none() && copy.cast<bool>())
+    throw py::buffer_error("vyre resident buffers are exported without a copy (copy=True asked for one); "
+                           "Fix: download() the buffer for a copy");
+  const host::ExportedMemory memory = exported(r);
+  if (!dl_device.is_none()) {
+    const auto device = dl_device.cast<std::pair<int, int>>();
+    if (device.first != memory.dlpack_device_type || device.second != memory.device_id)
+      throw py::buffer_error("the buffer lives on DLPack device (" + std::to_string(memory.dlpack_device_type) +
+                             ", " + std::to_string(memory.device_id) +
+                             "), not the one asked for; Fix: download() it to move it");
+  }
+  const bool versioned = !max_version.is_none() && max_version.cast<py::tuple>()[0].cast<int>() >= 1;
+
+  auto context = std::make_unique<ExportContext>();
+  context->buffer = r.buffer;
+  context->views = r.views;
+  context->shape = view_shape(r, memory.byte_len);
+  context->strides.assign(context->shape.size(), 1);
+  for (std::size_t d = context->shape.size(); d-- > 1;)
+    context->strides[d - 1] = context->strides[d] * context->shape[d];
+  dlpack::Tensor t{};
+  t.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(memory.address));
+  t.device = {memory.dlpack_device_type, memory.device_id};
+  t.ndim = static_cast<std::int32_t>(context->shape.size());
+  t.dtype = r.dtype;
+  t.shape = context->shape.data();
+  t.strides = context->strides.data();
+  t.byte_offset = 0;
+
+  void* pointer = nullptr;
+  const char* name = nullptr;
+  if (versioned) {
+    context->versioned = {dlpack::kVersion, context.get(), &delete_versioned,
+                          memory.read_only ? dlpack::kFlagReadOnly : 0, t};
+    pointer = &context->versioned;
+    name = dlpack::kCapsuleVersioned;
+  } else {
+    context->legacy = {t, context.get(), &delete_legacy};
+    pointer = &context->legacy;
+    name = dlpack::kCapsule;
+  }
+  PyObject* capsule = PyCapsule_New(pointer, name, &capsule_destructor);
+  if (capsule == nullptr) throw py::error_already_set();
+  r.views->fetch_add(1);
+  context.release();  // the capsule's, then its consumer's
+  return py::reinterpret_steal<py::object>(capsule);
+}
+
+}  // namespace
+
+std::optional<DataType> dlpack_dtype(const py::dtype& dtype) {
+  const auto bits = static_cast<std::uint8_t>(dtype.itemsize() * 8);
+  switch (dtype.kind()) {
+    case 'b': return DataType{dlpack::kBool, 8, 1};
+    case 'i': return DataType{dlpack::kInt, bits, 1};
+    case 'u': return DataType{dlpack::kUInt, bits, 1};
+    case 'f': return DataType{dlpack::kFloat, bits, 1};
+    default: return std::nullopt;
+  }
+}
+
+py::dtype numpy_dtype(DataType t) {
+  const std::string bits = std::to_string(t.bits);
+  switch (t.code) {
+    case dlpack::kBool: return py::dtype("bool");
+    case dlpack::kInt: return py::dtype("int" + bits);
+    case dlpack::kUInt: return py::dtype("uint" + bits);
+    case dlpack::kFloat: return py::dtype("float" + bits);
+    case dlpack::kBfloat: return py::dtype("uint16");
+    default: return py::dtype("uint" + bits);
+  }
+}
+
+PyResident import_dlpack(const host::Backend& backend, const py::handle& object, bool read_only) {
+  std::shared_ptr<TakenTensor> taken = take(capsule_of(object));
+  const dlpack::Tensor& t = taken->tensor();
+  const Placement where = placement(t);
+  wait_for_producer(object, t);
+
+  PyResident r;
+  r.backend = backend;
+  r.dtype = t.dtype;
+  r.shape.assign(t.shape, t.shape + t.ndim);
+  host::ExternalMemory memory;
+  memory.kind = where.kind;
+  memory.address = where.address;
+  memory.byte_len = where.byte_len;
+  memory.read_only = read_only || taken->read_only();
+  memory.release = [taken]() mutable { taken.reset(); };  // the producer's deleter, exactly once
+  py::gil_scoped_release release;
+  r.buffer = backend.import_memory(std::move(memory));
+  return r;
+}
+
+void require_element_fits(const BufferDecl& decl, DataType dtype) {
+  const Type t = decl.element;
+  const bool integer = dtype.code == dlpack::kInt || dtype.code == dlpack::kUInt;
+  const bool fits = dtype.lanes == 1 && dtype.bits == byte_size(t) * 8 &&
+                    (t == Type::BF16 ? dtype.code == dlpack::kBfloat || integer
+                     : is_float(t)   ? dtype.code == dlpack::kFloat
+                                     : integer);
+  if (fits) return;
+  invalid_argument("buffer '" + decl.name + "' holds " + std::string(type_name(t)) + " (" +
+                       std::to_string(byte_size(t)) + " bytes each) but the tensor's elements are " +
+                       py::str(static_cast<const py::handle&>(numpy_dtype(dtype))).cast<std::string>() +
+                       " (" + describe(dtype) + ")",
+                   "pass a tensor of the buffer's type, or reinterpret its bits first "
+                   "(torch: x.view(torch.int32); NumPy/CuPy: x.view(numpy.uint32))");
+}
+
+void bind_dlpack(py::module_& m) {
+  auto resident = py::reinterpret_borrow<py::class_<PyResident>>(m.attr("ResidentBuffer"));
+  resident
+      .def("__dlpack__", &dlpack_capsule, py::kw_only(), py::arg("stream") = py::none(),
+           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
+           "The buffer's memory as a DLPack capsule (no copy; ABI 1.1 resident_export). Earlier work on "
+           "the buffer has finished when it returns, so `stream` needs no wait. free() is refused while a "
+           "tensor made from it is alive.")
+      .def("__dlpack_device__", [](const PyResident& r) {
+        const host::ExportedMemory memory = exported(r);
+        return py::make_tuple(memory.dlpack_device_type, memory.device_id);
+      }, "(DLPack device type, device id) of the buffer's memory.");
+}
+
+}  // namespace vyre::python

@@ -1,0 +1,35 @@
+"""Fixtures of the Python package's tests. Run by ctest (python_pytest) with PYTHONPATH at the
+build tree's python/ and VYRE_REFERENCE_PROGRAMS_TOOL set; every test uses reference_cpu unless
+it says otherwise (test_gpu.py)."""
+import os
+import subprocess
+
+import pytest
+
+import vyre
+
+
+@pytest.fixture(scope="session")
+def registry():
+    return vyre.Registry(use_environment=False)
+
+
+@pytest.fixture(scope="session")
+def ref(registry):
+    return registry.backend("reference_cpu")
+
+
+@pytest.fixture(scope="session")
+def source_dir():
+    return os.environ.get("VYRE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+@pytest.fixture(scope="session")
+def cpp_programs(tmp_path_factory):
+    """Programs built by the C++ ProgramBuilder (reference_programs.cpp), by name."""
+    tool = os.environ.get("VYRE_REFERENCE_PROGRAMS_TOOL")
+    if not tool:
+        pytest.fail("VYRE_REFERENCE_PROGRAMS_TOOL is not set: run these tests through ctest (python_pytest)")
+    out = tmp_path_factory.mktemp("cpp_programs")
+    subprocess.run([tool, str(out)], check=True)
+    return {p.stem: vyre.Program.load(str(p)) for p in out.glob("*.wire")}
