@@ -12,6 +12,8 @@ const std::vector<CaseInfo>& case_table() {
       {"P6", "full default conform of the backend", &run_p6_conform},
       {"P7", "sum of 256M u32 (subgroup reduce + atomics)", &run_p7_sum},
       {"R1", "reference_cpu: xor of two 1M-u32 buffers (host dispatch)", &run_r1_reference_xor},
+      {"R2", "10^6 lets: encode, decode, validate, fingerprint, JSON, lower, compile and run on reference_cpu",
+       &run_r2_large_program},
   };
   return table;
 }
