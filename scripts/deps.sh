@@ -19,6 +19,13 @@ have_header boost/dll.hpp && have_header boost/json/src.hpp || need+=(libboost1.
 have_header fmt/core.h || need+=(libfmt-dev)
 have_header doctest/doctest.h || need+=(doctest-dev)
 have_header openssl/sha.h || need+=(libssl-dev)
+# The Vulkan plugin: headers to build it, the loader and lavapipe (Mesa's CPU driver) to run and
+# certify it without a GPU, spirv-tools to validate its SPIR-V in the tests.
+have_header vulkan/vulkan_core.h || need+=(libvulkan-dev)
+have_header spirv/unified1/spirv.hpp11 || need+=(spirv-headers)
+have_cmd spirv-val || need+=(spirv-tools)
+ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 ' || need+=(libvulkan1)
+ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 if [ $ci -eq 1 ]; then
   have_cmd valgrind || need+=(valgrind)
   have_cmd clang++-14 || have_cmd clang++ || need+=(clang-14)

@@ -15,6 +15,7 @@
 #include "../src/chain_program.hpp"
 #include "../src/programs.hpp"
 #include "lowering.hpp"
+#include "vyre/error.hpp"
 #include "vyre/validate.hpp"
 
 namespace {
@@ -81,8 +82,9 @@ int main(int argc, char** argv) {
   }
   try {
     return run(dir, target, ptxas_path(ptxas));
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "vyre-bench-ptx: {}\n", e.what());
+  } catch (...) {  // with its stable code and a Fix (vyre::Error, bad_alloc, iostream, ...)
+    const vyre::Error e = vyre::current_exception_as_error();
+    fmt::print(stderr, "vyre-bench-ptx: error ({}): {}\n", vyre::status_name(e.code()), e.what());
     return 1;
   }
 }

@@ -11,6 +11,7 @@
 #include "context.hpp"
 #include "options.hpp"
 #include "result_json.hpp"
+#include "vyre/error.hpp"
 #include "vyre/registry.hpp"
 
 namespace {
@@ -117,8 +118,9 @@ int main(int argc, char** argv) {
   } catch (const vyre::bench::UsageError& e) {
     fmt::print(stderr, "vyre-bench: {}\n\n{}", e.what(), vyre::bench::usage_text());
     return 2;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "vyre-bench: {}\n", e.what());
+  } catch (...) {  // with its stable code and a Fix (vyre::Error, bad_alloc, iostream, ...)
+    const vyre::Error e = vyre::current_exception_as_error();
+    fmt::print(stderr, "vyre-bench: error ({}): {}\n", vyre::status_name(e.code()), e.what());
     return 1;
   }
 }

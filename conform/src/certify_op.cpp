@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "certify.hpp"
+#include "vyre/error.hpp"
 #include "vyre/conform/compare.hpp"
 #include "vyre/conform/differential.hpp"
 #include "vyre/conform/op_programs.hpp"
@@ -49,11 +50,28 @@ std::string unsupported_reason(const OpInfo& op, const PluginInfo& plugin) {
   return {};
 }
 
+// A plugin declares the ops it can lower; an instance may still refuse, at compile and with
+// VYRE_ERR_UNSUPPORTED, an op its device lacks a feature for. The op is then unsupported on this
+// device (the certificate says why), not failed.
+std::string device_refusal(const OpInfo& op, const host::Backend& instance) {
+  for (const OpTest& test : op_tests(op)) {
+    try {
+      instance.compile(test.build(1).program);
+    } catch (const Error& e) {
+      if (e.code() == VYRE_ERR_UNSUPPORTED) return "the instance's device refuses it: " + std::string(e.what());
+    } catch (const std::exception&) {
+      // Anything else is the differential run's to report.
+    }
+  }
+  return {};
+}
+
 CertOpEntry certify_op(const OpInfo& op, const Candidate& candidate, const host::Backend& reference,
                        const Options& options, LaneTotals& totals) {
   CertOpEntry entry;
   entry.op = op.id;
   entry.reason = unsupported_reason(op, *candidate.plugin);
+  if (entry.reason.empty()) entry.reason = device_refusal(op, candidate.instance);
   if (!entry.reason.empty()) return entry;
   entry.status = CertStatus::Pass;
   const auto tests = op_tests(op);

@@ -59,7 +59,7 @@ const SigningKey& signing_key(Run& run) {
 }
 
 std::string device_text(const CertDevice& d) {
-  if (d.kind == "cpu") return "cpu";
+  if (d == CertDevice{}) return "cpu";
   if (d.kind == "offline") return "no device (offline, " + d.target + ")";
   return d.name + " (compute " + d.compute_capability + ", driver " + std::to_string(d.driver_version) + ")";
 }
@@ -263,8 +263,9 @@ int run(const Options& options, std::ostream& out, std::ostream& err) {
   } catch (const UsageError& e) {
     err << "vyre-conform: " << e.what() << "\n" << usage_text();
     return 2;
-  } catch (const std::exception& e) {
-    err << "vyre-conform: " << e.what() << "\n";
+  } catch (...) {  // with its stable code and a Fix (vyre::Error, bad_alloc, iostream, ...)
+    const Error e = current_exception_as_error();
+    err << "vyre-conform: error (" << status_name(e.code()) << "): " << e.what() << "\n";
     return 1;
   }
   return run.failed ? 1 : 0;

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "vyre/printable.hpp"
+
 namespace vyre::host {
 class Backend;
 }
@@ -27,22 +29,8 @@ class InvariantViolation : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
-// `text` with control and non-ASCII bytes as \xNN, clipped, for readable findings.
-inline std::string printable(std::string_view text, std::size_t max = 600) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char c : text.substr(0, max)) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b >= 0x20 && b < 0x7f) {
-      out += c;
-    } else {
-      out += "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 15];
-    }
-  }
-  return text.size() > max ? out + "..." : out;
-}
+// `text` with control characters escaped, clipped, for readable findings.
+inline std::string printable(std::string_view text, std::size_t max = 600) { return vyre::printable(text, max); }
 
 // Throw InvariantViolation("<harness>: <what>") unless `ok`.
 inline void require(bool ok, std::string_view harness, std::string_view what) {

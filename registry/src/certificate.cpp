@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include "vyre/error.hpp"
+#include "vyre/file_read.hpp"
 #include "vyre/fingerprint.hpp"
 #include "vyre/json_text.hpp"
 #include "vyre/ops.hpp"
@@ -20,7 +21,8 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::size_t kMaxCertificateBytes = 64u << 20;
+// Larger certificate files are refused unread (one for the whole catalog is a few hundred KiB).
+constexpr std::uint64_t kMaxCertificateBytes = std::uint64_t{64} << 20;
 
 constexpr std::string_view kStatusNames[] = {"pass", "fail", "unsupported", "lowered",
                                              "lowering_failed"};
@@ -340,10 +342,13 @@ std::optional<CertStatus> parse_cert_status(std::string_view name) {
 }
 
 CertDevice device_from_profile(const vyre_device_profile& profile) {
-  if (profile.kind == VYRE_DEVICE_KIND_CPU) return CertDevice{};
+  const std::string name(profile.name, strnlen(profile.name, sizeof profile.name));
+  // The host CPU of a CPU backend is plain "cpu"; a CPU device behind a driver (Vulkan's
+  // lavapipe) is recorded like a GPU, so its certificate names the driver that earned it.
+  if (profile.kind == VYRE_DEVICE_KIND_CPU && name == "cpu") return CertDevice{};
   CertDevice d;
-  d.kind = "gpu";
-  d.name = std::string(profile.name, strnlen(profile.name, sizeof profile.name));
+  d.kind = profile.kind == VYRE_DEVICE_KIND_CPU ? "cpu" : "gpu";
+  d.name = name;
   d.compute_capability = std::to_string(profile.compute_major) + "." + std::to_string(profile.compute_minor);
   d.driver_version = profile.driver_version;
   d.target = std::string(profile.target, strnlen(profile.target, sizeof profile.target));
@@ -405,7 +410,7 @@ Certificate certificate_from_json(std::string_view text) {
 }
 
 std::string certificate_file_name(const Certificate& c) {
-  std::string device = c.device.kind == "cpu" ? "cpu" : slug(c.device.name);
+  std::string device = c.device == CertDevice{} ? "cpu" : slug(c.device.name);
   if (!c.device.target.empty()) device += "-" + slug(c.device.target);
   if (c.mode == "offline") device = "offline-" + slug(c.device.target);
   return slug(c.backend_id) + "-" + device + ".json";
@@ -436,24 +441,9 @@ std::filesystem::path write_certificate(const Certificate& certificate, const st
 }
 
 Certificate read_certificate(const std::filesystem::path& file) {
-  // Certificates come from anywhere: only a regular file, and only up to a bound, is read.
-  std::error_code ec;
-  const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::is_regular_file(status))
-    fail(VYRE_ERR_IO, "cannot read the certificate " + file.string() + ": " +
-                          (ec ? ec.message() : std::string("not a regular file")),
-         "check that the file exists and is a regular file");
-  const std::uintmax_t size = std::filesystem::file_size(file, ec);
-  if (ec || size > kMaxCertificateBytes)
-    fail(VYRE_ERR_IO, "the certificate " + file.string() + " is larger than 64 MiB", "remove it; it is not a certificate");
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    fail(VYRE_ERR_IO, "cannot read the certificate " + file.string(), "check that the file exists and is readable");
-  std::string text(static_cast<std::size_t>(size), '\0');  // a file that grew meanwhile reads truncated
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  const std::vector<std::uint8_t> bytes = read_regular_file(file, kMaxCertificateBytes, "certificate");
   try {
-    return certificate_from_json(text);
+    return certificate_from_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const Error& e) {
     throw Error(e.code(), file.string() + ": " + e.what());
   }

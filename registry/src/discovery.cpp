@@ -1,16 +1,14 @@
 // Plugin discovery: search directories and plugin file names.
 #include "discovery.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
 #include <system_error>
-
-#ifndef VYRE_PLUGIN_BUILD_DIR
-#define VYRE_PLUGIN_BUILD_DIR ""
-#endif
 
 namespace vyre::registry_detail {
 
@@ -32,12 +30,21 @@ std::vector<fs::path> split_path_list(const char* text) {
   return dirs;
 }
 
-// <dir of /proc/self/exe>/../lib/vyre/plugins, when the link can be read.
+// <directory of libvyre_registry.so>/vyre/plugins: <prefix>/lib/vyre/plugins for an installed
+// library; in a build tree, <build>/lib/vyre/plugins, a link to <build>/plugins (the top-level
+// CMakeLists.txt makes it). So whoever links this library (a tool, an embedding app, the Python
+// module) sees the plugins installed with it, and only a build tree's binaries see its plugins.
 std::optional<fs::path> installed_plugin_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&installed_plugin_dir), &info) == 0 ||
+      info.dli_fname == nullptr || info.dli_fname[0] == '\0')
+    return std::nullopt;
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec || exe.empty()) return std::nullopt;
-  return (exe.parent_path() / ".." / "lib" / "vyre" / "plugins").lexically_normal();
+  const fs::path library = fs::weakly_canonical(fs::path(info.dli_fname), ec);
+  if (ec) return std::nullopt;
+  const fs::path dir = library.parent_path() / "vyre" / "plugins";
+  const fs::path resolved = fs::weakly_canonical(dir, ec);  // the build tree's link, resolved
+  return ec ? dir : resolved;
 }
 
 bool is_plugin_name(const std::string& name) {
@@ -60,8 +67,6 @@ std::vector<SearchDir> search_dirs(const RegistryOptions& options) {
 std::vector<fs::path> vyre_plugin_dirs() {
   std::vector<fs::path> dirs;
   if (auto installed = installed_plugin_dir()) dirs.push_back(*installed);
-  const fs::path build_dir(VYRE_PLUGIN_BUILD_DIR);
-  if (!build_dir.empty()) dirs.push_back(build_dir);
   return dirs;
 }
 

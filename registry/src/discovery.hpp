@@ -15,8 +15,8 @@ struct SearchDir {
 
 std::vector<SearchDir> search_dirs(const RegistryOptions& options);
 
-// vyre's own plugin directories: the installed one (<prefix>/lib/vyre/plugins of the running
-// binary) and the build tree's, whether or not they are searched. A plugin file in one of them is
+// vyre's own plugin directory, whether or not it is searched: <prefix>/lib/vyre/plugins next to
+// the libvyre_registry.so in use, which is the build tree's plugins/ for a build tree's library. A plugin file in one of them is
 // what vyre ships: it keeps its id against same-id plugins from elsewhere unless the user allows a
 // replacement, and the oracle is pinned there.
 std::vector<std::filesystem::path> vyre_plugin_dirs();

@@ -2,14 +2,16 @@
 #include "loader.hpp"
 
 #include <algorithm>
-#include <array>
 #include <boost/dll/shared_library.hpp>
 #include <cstring>
 #include <string>
 
 #include "log_routes.hpp"
 #include "vyre/abi_structs.hpp"
+#include "vyre/abi_table.hpp"
 #include "vyre/ops.hpp"
+#include "vyre/plugin_exit_guard.hpp"
+#include "vyre/printable.hpp"
 
 namespace vyre::registry_detail {
 
@@ -57,26 +59,21 @@ bool valid_id(const char* id) {
   return std::strlen(id) <= 64;
 }
 
-// The first `max` characters of a plugin-provided string, for messages.
-std::string clip(const char* text, std::size_t max = 200) {
-  if (text == nullptr) return "(null)";
-  std::string out(text, strnlen(text, max + 1));
-  if (out.size() > max) out = out.substr(0, max) + "...";
-  return out;
-}
+// At most `max` bytes of a plugin-provided string, control characters escaped, for messages.
+std::string clip(const char* text, std::size_t max = 200) { return printable(text, max); }
 
 void check_status(vyre_status status, const vyre_backend_info& info) {
   if (status == VYRE_OK) return;
   std::string reason = "registration failed (" + std::string(status_name(status)) + ")";
-  const bool has_failure = info.struct_size >= abi::v1_size<vyre_backend_info>();
+  const bool has_failure = info.struct_size >= abi::min_size<vyre_backend_info>();
   reason += has_failure && info.failure ? ": " + clip(info.failure, 400) : ": no reason given";
   reject(reason);
 }
 
 void check_info_header(const vyre_backend_info& info) {
-  if (info.struct_size < abi::v1_size<vyre_backend_info>())
+  if (info.struct_size < abi::min_size<vyre_backend_info>())
     reject("vyre_backend_info.struct_size " + std::to_string(info.struct_size) +
-           " is below the ABI 1.0 size " + std::to_string(abi::v1_size<vyre_backend_info>()));
+           " is below the ABI 1.0 size " + std::to_string(abi::min_size<vyre_backend_info>()));
   if (info.abi_major != VYRE_ABI_VERSION_MAJOR)
     reject("built for ABI " + std::to_string(info.abi_major) + "." + std::to_string(info.abi_minor) +
            "; this host speaks ABI " + std::to_string(VYRE_ABI_VERSION_MAJOR) + ".x");
@@ -84,31 +81,24 @@ void check_info_header(const vyre_backend_info& info) {
     reject("invalid id '" + clip(info.id, 64) + "' (an id is 1 to 64 characters of [a-z0-9_])");
 }
 
-// Slot names in table order, for "NULL function slot" reasons.
-constexpr std::array<const char*, 27> kSlotNames = {
-    "error_release",     "create",          "destroy",          "device_profile",
-    "program_compile",   "program_release", "dispatch",         "dispatch_async",
-    "dispatch_timed",    "pending_poll",    "pending_wait",     "pending_release",
-    "resident_alloc",    "resident_free",   "resident_byte_len", "resident_upload",
-    "resident_download", "dispatch_resident", "dispatch_resident_timed", "sequence_run",
-    "pipeline_create",   "pipeline_dispatch", "pipeline_release", "aot_emit",
-    "aot_release",       "metrics_snapshot",  "metrics_reset"};
-static_assert(sizeof(vyre_backend_fns) == sizeof(std::size_t) + kSlotNames.size() * sizeof(void*));
-
+// The host's copy of the plugin's table: the bytes its struct_size covers (at most the host's
+// own size), the rest zero, struct_size = the bytes copied. Every slot those bytes hold must be
+// non-NULL; members beyond them are absent (abi::table_has) and never called.
 vyre_backend_fns copy_table(const vyre_backend_fns* fns) {
   if (fns == nullptr) reject("the function table (vyre_backend_info.fns) is NULL");
   const std::size_t size = abi::struct_size_of(fns);
-  if (size < abi::v1_size<vyre_backend_fns>())
+  if (size < abi::min_size<vyre_backend_fns>())
     reject("vyre_backend_fns.struct_size " + std::to_string(size) + " is below the ABI 1.0 size " +
-           std::to_string(abi::v1_size<vyre_backend_fns>()));
+           std::to_string(abi::min_size<vyre_backend_fns>()));
   vyre_backend_fns table{};
-  std::memcpy(&table, fns, sizeof table);
-  table.struct_size = sizeof table;
-  const auto* slots = reinterpret_cast<const unsigned char*>(&table) + sizeof(std::size_t);
-  for (std::size_t i = 0; i < kSlotNames.size(); ++i) {
+  const std::size_t covered = std::min(size, sizeof table);
+  std::memcpy(&table, fns, covered);
+  table.struct_size = covered;
+  for (const abi::TableMemberInfo& member : abi::kTableMembers) {
+    if (!member.is_slot || member.end > covered) continue;
     void* slot = nullptr;
-    std::memcpy(&slot, slots + i * sizeof(void*), sizeof slot);
-    if (slot == nullptr) reject("function table slot '" + std::string(kSlotNames[i]) + "' is NULL");
+    std::memcpy(&slot, reinterpret_cast<const unsigned char*>(&table) + member.offset, sizeof slot);
+    if (slot == nullptr) reject("function table slot '" + std::string(member.name) + "' is NULL");
   }
   return table;
 }
@@ -141,7 +131,11 @@ std::vector<std::string> read_ops(const vyre_backend_info& info) {
 
 LoadedPlugin load_plugin(const std::filesystem::path& path, const std::shared_ptr<LogSink>& sink) {
   auto library = std::make_shared<PluginLibrary>();
-  library->library = open_library(path);
+  const std::string file = path.string();  // names the plugin if it ends the process while loading
+  {
+    const PluginExitGuard guard(file.c_str(), "its static constructors (dlopen)");
+    library->library = open_library(path);
+  }
   library->sink = sink;
   if (!library->library.has(VYRE_REGISTER_SYMBOL))
     reject(std::string("missing symbol ") + VYRE_REGISTER_SYMBOL +
@@ -156,6 +150,7 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, const std::shared_pt
   info.struct_size = sizeof info;
   vyre_status status = VYRE_ERR_INTERNAL;
   try {
+    const PluginExitGuard guard(file.c_str(), VYRE_REGISTER_SYMBOL);
     status = register_fn(&host, &info);
   } catch (...) {  // a plugin bug: no C++ exception may cross the ABI; reject, never propagate
     reject("vyre_backend_register let a C++ exception escape (no exception may cross the C ABI)");

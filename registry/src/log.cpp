@@ -5,9 +5,19 @@
 #include <string>
 
 #include "log_routes.hpp"
+#include "vyre/printable.hpp"
 #include "vyre/registry_log.hpp"
 
 namespace vyre {
+
+namespace {
+
+// Longest plugin log line kept (a plugin may log megabytes in one call), and longest line printed.
+constexpr std::size_t kMaxPluginLogBytes = 4096;
+constexpr std::size_t kMaxSinkLineBytes = 64 * 1024;
+constexpr std::size_t kMaxSourceBytes = 255;  // a plugin file name, then its id
+
+}  // namespace
 
 std::string_view log_level_name(int level) {
   switch (level) {
@@ -25,7 +35,7 @@ LogSink stderr_log_sink(int min_level) {
     std::string line = "vyre: ";
     line += log_level_name(level);
     line += ": ";
-    line += message;
+    line += printable(message, kMaxSinkLineBytes);  // one line, whatever the message holds
     line += '\n';
     std::fwrite(line.data(), 1, line.size(), stderr);
   };
@@ -59,14 +69,15 @@ LogRoute* new_log_route(std::string source, const std::shared_ptr<LogSink>& sink
   Routes& all = routes();
   std::lock_guard lock(all.mutex);
   LogRoute& route = all.routes.emplace_back();
-  route.source = std::move(source);
+  route.source = printable(source, kMaxSourceBytes);
   route.sink = sink;
   return &route;
 }
 
 void set_route_source(LogRoute* route, std::string source) {
+  std::string shown = printable(source, kMaxSourceBytes);
   std::lock_guard lock(route->mutex);
-  route->source = std::move(source);
+  route->source = std::move(shown);
 }
 
 void plugin_log(void* user, std::int32_t level, const char* message) {
@@ -78,7 +89,7 @@ void plugin_log(void* user, std::int32_t level, const char* message) {
     std::lock_guard lock(route->mutex);
     sink = route->sink.lock();
     if (!sink || !*sink) return;
-    line = "[" + route->source + "] " + message;
+    line = "[" + route->source + "] " + printable(message, kMaxPluginLogBytes);
   }
   try {
     (*sink)(level, line);

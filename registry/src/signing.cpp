@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "vyre/error.hpp"
+#include "vyre/file_read.hpp"
 #include "vyre/fingerprint.hpp"
 
 namespace vyre {
@@ -35,34 +36,10 @@ std::shared_ptr<void> shared(EVP_PKEY* key) {
 
 EVP_PKEY* pkey_of(const std::shared_ptr<void>& key) { return static_cast<EVP_PKEY*>(key.get()); }
 
-// The text of a small regular file. Throws VYRE_ERR_IO.
+// The text of a small regular file (vyre/file_read.hpp). Throws VYRE_ERR_IO.
 std::string read_small_file(const fs::path& file, std::string_view what) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    fail(VYRE_ERR_IO, "cannot open the " + std::string(what) + " " + file.string() + ": " +
-                          std::generic_category().message(errno),
-         "check the path and its permissions");
-  struct stat st {};
-  std::string text;
-  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (regular && static_cast<std::size_t>(st.st_size) <= kMaxKeyFileBytes) {
-    text.resize(static_cast<std::size_t>(st.st_size));
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    text.resize(done);
-  }
-  ::close(fd);
-  if (!regular)
-    fail(VYRE_ERR_IO, "the " + std::string(what) + " " + file.string() + " is not a regular file",
-         "point to a PEM key file");
-  if (static_cast<std::size_t>(st.st_size) > kMaxKeyFileBytes)
-    fail(VYRE_ERR_IO, "the " + std::string(what) + " " + file.string() + " is larger than 64 KiB",
-         "point to a PEM key file");
-  return text;
+  const std::vector<std::uint8_t> bytes = read_regular_file(file, kMaxKeyFileBytes, what);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 std::string pem_of(EVP_PKEY* key, bool private_key) {

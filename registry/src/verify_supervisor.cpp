@@ -108,9 +108,14 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
+struct Child {
+  pid_t pid;
+  bool zombie;  // already dead, waiting to be reaped
+};
+
 // The children of this process (alive or zombies), from /proc/<pid>/stat.
-std::vector<pid_t> own_children() {
-  std::vector<pid_t> children;
+std::vector<Child> own_children() {
+  std::vector<Child> children;
   const pid_t self = ::getpid();
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return children;
@@ -130,7 +135,7 @@ std::vector<pid_t> own_children() {
     if (close == std::string_view::npos || close + 4 >= stat.size()) continue;
     std::string_view rest = stat.substr(close + 4);  // after ") S "
     rest = rest.substr(0, rest.find(' '));
-    if (parse_int(rest) == self) children.push_back(*pid);
+    if (parse_int(rest) == self) children.push_back({*pid, stat[close + 2] == 'Z'});
   }
   ::closedir(proc);
   return children;
@@ -156,11 +161,12 @@ void kill_tree(pid_t child, ChildEnd& end) {
   const Clock::time_point give_up = Clock::now() + kKillPatience;
   while (true) {
     reap_dead(child, end);
-    const std::vector<pid_t> children = own_children();
+    const std::vector<Child> children = own_children();
     if (children.empty() || Clock::now() > give_up) return;
-    for (const pid_t pid : children) {
-      if (pid != child && counted.insert(pid).second) ++end.leftover;
-      ::kill(pid, SIGKILL);  // still our child (not reaped since listed): the pid cannot be reused
+    for (const Child& c : children) {
+      // An unreaped dead child is not a process left running.
+      if (c.pid != child && !c.zombie && counted.insert(c.pid).second) ++end.leftover;
+      ::kill(c.pid, SIGKILL);  // still our child (not reaped since listed): the pid cannot be reused
     }
     std::this_thread::sleep_for(1ms);
   }

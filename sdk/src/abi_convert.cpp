@@ -10,8 +10,8 @@ namespace vyre::abi {
 
 namespace {
 
-constexpr std::uint32_t kKnownConfigFlags =
-    VYRE_CONFIG_HAS_DISPATCH_ELEMENTS | VYRE_CONFIG_HAS_GRID | VYRE_CONFIG_HAS_WORKGROUP;
+constexpr std::uint32_t kKnownConfigFlags = VYRE_CONFIG_HAS_DISPATCH_ELEMENTS | VYRE_CONFIG_HAS_GRID |
+                                           VYRE_CONFIG_HAS_WORKGROUP | VYRE_CONFIG_HAS_TIME_LIMIT;
 
 std::array<std::uint32_t, 3> to_array(const std::uint32_t (&v)[3]) { return {v[0], v[1], v[2]}; }
 
@@ -28,10 +28,12 @@ DispatchConfig from_abi(const vyre_dispatch_config* config) {
   if ((c.flags & ~kKnownConfigFlags) != 0)
     fail(VYRE_ERR_INVALID_ARGUMENT,
          "vyre_dispatch_config.flags has unknown bits 0x" + std::to_string(c.flags & ~kKnownConfigFlags),
-         "set only VYRE_CONFIG_HAS_DISPATCH_ELEMENTS, VYRE_CONFIG_HAS_GRID and VYRE_CONFIG_HAS_WORKGROUP");
+         "set only VYRE_CONFIG_HAS_DISPATCH_ELEMENTS, VYRE_CONFIG_HAS_GRID, VYRE_CONFIG_HAS_WORKGROUP and "
+         "VYRE_CONFIG_HAS_TIME_LIMIT");
   if (c.flags & VYRE_CONFIG_HAS_DISPATCH_ELEMENTS) out.dispatch_elements = c.dispatch_elements;
   if (c.flags & VYRE_CONFIG_HAS_GRID) out.grid = to_array(c.grid);
   if (c.flags & VYRE_CONFIG_HAS_WORKGROUP) out.workgroup_override = to_array(c.workgroup);
+  if (c.flags & VYRE_CONFIG_HAS_TIME_LIMIT) out.time_limit_ns = c.time_limit_ns;
   out.fixpoint_iterations = c.fixpoint_iterations == 0 ? 1 : c.fixpoint_iterations;
   return out;
 }
@@ -51,6 +53,10 @@ vyre_dispatch_config to_abi(const DispatchConfig& config) {
   if (config.workgroup_override) {
     c.flags |= VYRE_CONFIG_HAS_WORKGROUP;
     copy_array(*config.workgroup_override, c.workgroup);
+  }
+  if (config.time_limit_ns) {
+    c.flags |= VYRE_CONFIG_HAS_TIME_LIMIT;
+    c.time_limit_ns = *config.time_limit_ns;
   }
   return c;
 }

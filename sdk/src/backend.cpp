@@ -7,9 +7,17 @@
 #include "backend_state.hpp"
 #include "vyre/abi_convert.hpp"
 #include "vyre/abi_structs.hpp"
+#include "vyre/printable.hpp"
 #include "vyre/wire.hpp"
 
 namespace vyre::host {
+
+namespace {
+
+// Longest plugin error message kept (it reaches terminals and logs; validation reports are long).
+constexpr std::size_t kMaxPluginErrorBytes = 64 * 1024;
+
+}  // namespace
 
 namespace detail {
 
@@ -20,7 +28,9 @@ void ErrorSlot::check(vyre_status status, std::string_view call) {
 }
 
 InstanceState::~InstanceState() {
-  if (handle != nullptr) fns->destroy(handle);
+  if (handle == nullptr) return;
+  const PluginExitGuard guard(label.c_str(), "destroy");
+  fns->destroy(handle);
 }
 
 ProgramState::~ProgramState() {
@@ -135,9 +145,9 @@ void check_call(const vyre_backend_fns& fns, vyre_status status, vyre_error* err
     return;
   }
   std::string message;
-  if (error != nullptr && abi::struct_size_of(error) >= abi::v1_size<vyre_error>() &&
+  if (error != nullptr && abi::struct_size_of(error) >= abi::min_size<vyre_error>() &&
       error->message != nullptr)
-    message = error->message;
+    message = printable(error->message, kMaxPluginErrorBytes, Newlines::keep);
   fns.error_release(error);
   if (message.empty())
     message = std::string(call) + " failed with status " + std::string(status_name(status)) +
@@ -179,7 +189,7 @@ Backend Backend::create(const vyre_backend_fns* fns, std::shared_ptr<void> keep_
   if (fns == nullptr)
     fail(VYRE_ERR_INVALID_ARGUMENT, "Backend::create: the function table is NULL",
          "pass the vyre_backend_fns a plugin registered");
-  abi::require_v1_size<vyre_backend_fns>(fns->struct_size, "vyre_backend_fns");
+  abi::require_min_size<vyre_backend_fns>(fns->struct_size, "vyre_backend_fns");
   auto state = std::make_shared<detail::InstanceState>();
   state->keep_alive = std::move(keep_alive);
   state->fns = fns;

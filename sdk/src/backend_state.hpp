@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vyre/backend.hpp"
+#include "vyre/plugin_exit_guard.hpp"
 
 namespace vyre::host::detail {
 
@@ -39,11 +40,17 @@ struct InstanceState {
   InstanceState& operator=(const InstanceState&) = delete;
   ~InstanceState();
 
-  // Run `call(error_out)` and throw its failure.
+  // Run `call(error_out)` (guarded against the plugin ending the process) and throw its failure.
+  // `name` is a string literal.
   template <class Call>
-  void invoke(std::string_view name, Call&& call) const {
+  void invoke(const char* name, Call&& call) const {
     ErrorSlot slot(*fns);
-    slot.check(call(slot.out()), name);
+    vyre_status status = VYRE_ERR_INTERNAL;
+    {
+      const PluginExitGuard guard(label.c_str(), name);
+      status = call(slot.out());
+    }
+    slot.check(status, name);
   }
 };
 

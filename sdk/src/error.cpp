@@ -1,6 +1,9 @@
 // vyre::Error composition and the stable names of status codes.
 #include "vyre/error.hpp"
 
+#include <filesystem>
+#include <ios>
+#include <new>
 #include <string>
 
 namespace vyre {
@@ -39,6 +42,28 @@ void fail(vyre_status code, std::string_view problem, std::string_view fix) {
   throw Error::make(code, problem, fix);
 }
 
+Error current_exception_as_error() {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return e;
+  } catch (const std::bad_alloc&) {
+    return Error::make(VYRE_ERR_OUT_OF_MEMORY, "out of host memory",
+                       "free memory, or use smaller inputs, buffers or programs");
+  } catch (const std::filesystem::filesystem_error& e) {
+    return Error::make(VYRE_ERR_IO, e.what(), "check the path, its permissions and the free disk space");
+  } catch (const std::ios_base::failure& e) {
+    return Error::make(VYRE_ERR_IO, std::string("file input or output failed: ") + e.what(),
+                       "check that every file named is a readable regular file and that the disk has space");
+  } catch (const std::exception& e) {
+    return Error::make(VYRE_ERR_INTERNAL, std::string("unexpected error: ") + e.what(),
+                       "report this with the command line that caused it");
+  } catch (...) {
+    return Error::make(VYRE_ERR_INTERNAL, "an unknown exception",
+                       "report this with the command line that caused it");
+  }
+}
+
 std::string_view status_name(vyre_status code) {
   switch (code) {
     case VYRE_OK: return "ok";
@@ -58,6 +83,7 @@ std::string_view status_name(vyre_status code) {
     case VYRE_ERR_NOT_FOUND: return "not_found";
     case VYRE_ERR_TIMEOUT: return "timeout";
     case VYRE_ERR_INTERNAL: return "internal";
+    case VYRE_ERR_CANCELLED: return "cancelled";
     default: return "unknown";
   }
 }

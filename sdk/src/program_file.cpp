@@ -4,12 +4,12 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "vyre/error.hpp"
+#include "vyre/file_read.hpp"
 #include "vyre/json.hpp"
 #include "vyre/wire.hpp"
 
@@ -17,37 +17,8 @@ namespace vyre {
 
 namespace {
 
-// Larger files are refused: no program comes near it, and reading /dev/zero or a FIFO that never
-// ends must not exhaust memory.
-constexpr std::size_t kMaxProgramFileBytes = std::size_t{256} << 20;
-
-std::vector<std::uint8_t> read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    fail(VYRE_ERR_IO, fmt::format("cannot open program file '{}'", path.string()),
-         "check that the file exists and is readable");
-  std::vector<std::uint8_t> bytes;
-  try {  // libstdc++ throws from underflow for a directory (EISDIR)
-    char chunk[1 << 16];
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-      bytes.insert(bytes.end(), chunk, chunk + in.gcount());
-      if (bytes.size() > kMaxProgramFileBytes)
-        fail(VYRE_ERR_IO,
-             fmt::format("program file '{}' is larger than {} MiB", path.string(),
-                         kMaxProgramFileBytes >> 20),
-             "pass a program file (JSON or wire bytes), not a device, pipe or data file");
-    }
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    fail(VYRE_ERR_IO, fmt::format("reading program file '{}' failed: {}", path.string(), e.what()),
-         "pass a regular file holding a program (JSON or wire bytes)");
-  }
-  if (in.bad())
-    fail(VYRE_ERR_IO, fmt::format("reading program file '{}' failed", path.string()),
-         "check the file system and retry");
-  return bytes;
-}
+// Larger files are refused unread: no program comes near it.
+constexpr std::uint64_t kMaxProgramFileBytes = std::uint64_t{256} << 20;
 
 bool is_json_path(const std::filesystem::path& path) { return path.extension() == ".json"; }
 
@@ -69,7 +40,7 @@ void write_file(const std::filesystem::path& path, std::string_view bytes) {
 }  // namespace
 
 Program load_program_file(const std::filesystem::path& path) {
-  std::vector<std::uint8_t> bytes = read_all(path);
+  std::vector<std::uint8_t> bytes = read_regular_file(path, kMaxProgramFileBytes, "program file");
   try {
     if (looks_like_wire(bytes)) return decode_wire(bytes);
     return from_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));

@@ -156,6 +156,14 @@ TEST_CASE("vyre-aot reports what is wrong with clear errors") {
   CHECK(p.exit_code == 1);
   CHECK(p.err_has("which the program does not declare"));
 
+  // Devices and FIFOs are refused unread (red team 2026-11-24): /dev/zero would never end.
+  p = vyre_aot(saxpy + " --in x=/dev/zero" + out("zero_input"));
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("[io]: input file for buffer 'x' '/dev/zero' is a character device, not a regular file"));
+  p = vyre_aot(saxpy + " --weights /dev/zero" + out("zero_weights"));
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("weights file '/dev/zero' is a character device"));
+
   p = vyre_aot(saxpy + " --target nosuch" + out("unknown_backend"));
   CHECK(p.exit_code == 1);
   CHECK(p.err_has("no backend plugin 'nosuch'"));
@@ -189,6 +197,24 @@ TEST_CASE("vyre-aot reports what is wrong with clear errors") {
   CHECK(p.err_has("is not empty"));
   p = vyre_aot(saxpy + " --force" + out("twice"));
   CHECK_MESSAGE(p.exit_code == 0, p.err);
+
+  // --force over a directory whose files or subdirectories are links: refused, nothing written
+  // through them (red team 2026-11-24).
+  aot_test::write_bytes(dir / "victim", {'k', 'e', 'e', 'p'});
+  fs::remove(dir / "twice" / "kernel.ptx");
+  fs::create_symlink(dir / "victim", dir / "twice" / "kernel.ptx");
+  p = vyre_aot(saxpy + " --force" + out("twice"));
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("kernel.ptx\" exists and is a symbolic link"));
+  CHECK(aot_test::read_text(dir / "victim") == "keep");
+  fs::remove(dir / "twice" / "kernel.ptx");
+  fs::create_directory(dir / "elsewhere");
+  fs::remove_all(dir / "twice" / "launcher");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "twice" / "launcher");
+  p = vyre_aot(saxpy + " --force" + out("twice"));
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("launcher\" is a symbolic link"));
+  CHECK(fs::is_empty(dir / "elsewhere"));
 }
 
 TEST_CASE("vyre-aot bundles weights and the geometry options") {
@@ -291,6 +317,24 @@ TEST_CASE("vyre-launch validates before touching the device and fails cleanly wi
   p = run_launch(bundle + ins, "VYRE_CUDA_DEVICE_ORDINAL=x");
   CHECK(p.exit_code == 1);
   CHECK(p.err_has("is not a device ordinal"));
+
+  // Outputs through links (red team 2026-11-24): refused before the driver, nothing written.
+  fs::create_directory(dir / "elsewhere");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "bundle" / "outputs");
+  p = run_launch(bundle + ins);
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("outputs\" is a symbolic link"));
+  CHECK(p.err_has("Fix:"));
+  fs::remove(dir / "bundle" / "outputs");
+  fs::create_directory(dir / "bundle" / "outputs");
+  aot_test::write_bytes(dir / "victim", {'k', 'e', 'e', 'p'});
+  fs::create_symlink(dir / "victim", dir / "bundle" / "outputs" / "out.bin");
+  p = run_launch(bundle + ins);
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("out.bin\" exists and is a symbolic link"));
+  CHECK(aot_test::read_text(dir / "victim") == "keep");
+  CHECK(fs::is_empty(dir / "elsewhere"));
+  fs::remove_all(dir / "bundle" / "outputs");
 
   p = run_launch(quote((dir / "nowhere").string()));
   CHECK(p.exit_code == 1);

@@ -1,7 +1,10 @@
 // The launcher's checks, on the CPU: its JSON reader, SHA-256, the manifest validator (a table of
 // bad manifests, each rejected with its message), the environment, launch planning against fake
-// device limits, and bundle loading. The manifests start from what the CUDA emitter writes.
+// device limits, bundle loading, and hostile bundle files (links, FIFOs, devices, sizes) and outputs.
+// The manifests start from what the CUDA emitter writes.
 #include <doctest/doctest.h>
+
+#include <sys/stat.h>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -348,7 +351,7 @@ TEST_CASE("the command line") {
   REQUIRE(line.inputs.size() == 2);
   CHECK(line.inputs[1] == std::pair<std::string, std::string>{"y", "y.bin"});
   CHECK(line.out_dir == "o");
-  CHECK(vyre_launch::parse_command_line({}, "/bundle").out_dir == "/bundle/outputs");
+  CHECK(vyre_launch::parse_command_line({}, "/bundle").out_dir.empty());  // BUNDLE/outputs, opened beneath it
   CHECK_THROWS_WITH_AS(vyre_launch::parse_command_line({}, ""), doctest::Contains("no bundle directory"), LaunchError);
   CHECK_THROWS_WITH_AS(vyre_launch::parse_command_line({"b", "--in", "x"}, ""), doctest::Contains("NAME=FILE"),
                        LaunchError);
@@ -476,4 +479,204 @@ TEST_CASE("weights fill the first input buffer, zero-padded, and exclude --in fo
   CHECK(*bundle.initial[0] == std::string("\0\0\x80\x3f", 4));
   CHECK_THROWS_WITH_AS(vyre_launch::load_bundle(dir.string(), {{"alpha", x.string()}}),
                        doctest::Contains("is filled from the bundle's weights"), LaunchError);
+}
+
+// ---- hostile files: links, FIFOs, devices, sizes (docs/RELIABILITY.md, red team 2026-11-24) ---------
+
+namespace {
+
+// A saxpy bundle whose x input is bundled as inputs/x.bin, with its inputs for alpha and y.
+struct LinkedBundle {
+  fs::path root;    // scratch: bundle/, outside/
+  fs::path bundle;  // root/bundle
+  fs::path outside;
+  std::vector<std::pair<std::string, std::string>> in;  // --in alpha, y
+};
+
+LinkedBundle linked_bundle(const std::string& name, const std::vector<std::uint8_t>& weights = {}) {
+  LinkedBundle b;
+  b.root = aot_test::fresh_dir(name);
+  b.bundle = b.root / "bundle";
+  b.outside = b.root / "outside";
+  fs::create_directories(b.outside);
+  const vyre::Program saxpy = example("saxpy");
+  const auto files = emit_in_process(saxpy, {}, std::nullopt, weights);
+  aot_test::write_files(files, b.bundle);
+  const std::vector<std::uint8_t> x(4096, 7);
+  fs::create_directories(b.bundle / "inputs");
+  aot_test::write_bytes(b.bundle / "inputs" / "x.bin", x);
+  const std::string text = edited(manifest_text(files), [&](boost::json::object& m) {
+    m["inputs"] = boost::json::array{boost::json::object{
+        {"buffer", "x"}, {"file", "inputs/x.bin"}, {"sha256", vyre::sha256_hex(x)}, {"byte_size", x.size()}}};
+  });
+  aot_test::write_bytes(b.bundle / "manifest.json", std::vector<std::uint8_t>(text.begin(), text.end()));
+  for (const char* buffer : {"alpha", "y"}) {
+    if (!weights.empty() && std::string(buffer) == "alpha") continue;
+    const fs::path file = b.root / (std::string(buffer) + ".bin");
+    aot_test::write_bytes(file, std::vector<std::uint8_t>(buffer == std::string("alpha") ? 4 : 4096, 1));
+    b.in.emplace_back(buffer, file.string());
+  }
+  return b;
+}
+
+// Replace `file` by a symbolic link to `target`.
+void make_link(const fs::path& file, const fs::path& target) {
+  fs::remove_all(file);
+  fs::create_symlink(target, file);
+}
+
+// Move `file` outside the bundle and link to it: the same bytes, so only the link can be refused.
+void move_out_and_link(const LinkedBundle& b, const std::string& relative) {
+  const fs::path moved = b.outside / fs::path(relative).filename();
+  fs::rename(b.bundle / relative, moved);
+  fs::create_symlink(moved, b.bundle / relative);
+}
+
+std::string load_error(const LinkedBundle& b) {
+  try {
+    vyre_launch::load_bundle(b.bundle.string(), b.in);
+  } catch (const LaunchError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a bundle loads with no links in it (the baseline of the link cases)") {
+  const LinkedBundle b = linked_bundle("links_baseline");
+  const auto bundle = vyre_launch::load_bundle(b.bundle.string(), b.in);
+  CHECK(*bundle.initial[1] == std::string(4096, '\7'));
+}
+
+TEST_CASE("every bundle file that is a symbolic link is refused before it is read, even with the right bytes") {
+  for (const char* file : {"manifest.json", "kernel.ptx", "inputs/x.bin", "inputs"}) {
+    CAPTURE(file);
+    const LinkedBundle b = linked_bundle("links_file");
+    move_out_and_link(b, file);
+    const std::string error = load_error(b);
+    CHECK(has(error, "is a symbolic link"));
+    CHECK(has(error, "Fix:"));
+  }
+  const LinkedBundle w = linked_bundle("links_weights", {0, 0, 0x80, 0x3f});
+  move_out_and_link(w, "weights.bin");
+  CHECK(has(load_error(w), "\"" + (w.bundle / "weights.bin").string() + "\" is a symbolic link"));
+}
+
+TEST_CASE("a link to an outside file reveals nothing about it: neither its size nor its SHA-256") {
+  const LinkedBundle b = linked_bundle("links_outside");
+  const fs::path secret = b.outside / "secret";
+  aot_test::write_bytes(secret, std::vector<std::uint8_t>(12345, 'S'));
+  for (const char* file : {"kernel.ptx", "inputs/x.bin"}) {
+    make_link(b.bundle / file, secret);
+    const std::string error = load_error(b);
+    CHECK(has(error, "is a symbolic link"));
+    CHECK_FALSE(has(error, "12345"));
+    CHECK_FALSE(has(error, "SHA-256"));
+    CHECK_FALSE(has(error, secret.string()));
+  }
+}
+
+TEST_CASE("links that stay inside the bundle are refused too (docs/AOT.md: a bundle holds no links)") {
+  const LinkedBundle b = linked_bundle("links_inside");
+  fs::rename(b.bundle / "kernel.ptx", b.bundle / "kernel.real");
+  fs::create_symlink("kernel.real", b.bundle / "kernel.ptx");
+  CHECK(has(load_error(b), "is a symbolic link"));
+}
+
+TEST_CASE("bundle files that are not regular files are refused by type, before they are opened or read") {
+  const LinkedBundle b = linked_bundle("not_regular");
+  // A FIFO would block a reader forever; /dev/zero would never end.
+  fs::remove(b.bundle / "manifest.json");
+  REQUIRE(::mkfifo((b.bundle / "manifest.json").c_str(), 0600) == 0);
+  CHECK(has(load_error(b), "is a FIFO, not a regular file"));
+  fs::remove(b.bundle / "manifest.json");
+  fs::create_directory(b.bundle / "manifest.json");
+  CHECK(has(load_error(b), "is a directory, not a regular file"));
+
+  const LinkedBundle k = linked_bundle("not_regular_kernel");
+  fs::remove(k.bundle / "kernel.ptx");
+  REQUIRE(::mkfifo((k.bundle / "kernel.ptx").c_str(), 0600) == 0);
+  CHECK(has(load_error(k), "is a FIFO, not a regular file"));
+}
+
+TEST_CASE("a manifest larger than the limit is refused by its size, unread") {
+  const LinkedBundle b = linked_bundle("huge_manifest");
+  fs::resize_file(b.bundle / "manifest.json", std::uintmax_t{1} << 40);  // sparse: 1 TiB of nothing
+  const std::string error = load_error(b);
+  CHECK(has(error, "more than the"));
+  CHECK(has(error, "-byte limit of a manifest"));
+}
+
+TEST_CASE("--in files must be regular files of the buffer's size: no device, no FIFO, no unbounded read") {
+  const LinkedBundle b = linked_bundle("in_files");
+  auto in = b.in;
+  in[1].second = "/dev/zero";
+  CHECK_THROWS_WITH_AS(vyre_launch::load_bundle(b.bundle.string(), in),
+                       doctest::Contains("\"/dev/zero\" is a character device, not a regular file"), LaunchError);
+  const fs::path fifo = b.root / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  in[1].second = fifo.string();
+  CHECK_THROWS_WITH_AS(vyre_launch::load_bundle(b.bundle.string(), in), doctest::Contains("is a FIFO"), LaunchError);
+  // A link the user gives on the command line is the user's choice: followed.
+  const fs::path link = b.root / "y_link";
+  fs::create_symlink(b.in[1].second, link);
+  in[1].second = link.string();
+  CHECK_NOTHROW(vyre_launch::load_bundle(b.bundle.string(), in));
+}
+
+TEST_CASE("outputs are never written through a link: a linked outputs/ or NAME.bin is refused before the device") {
+  const LinkedBundle b = linked_bundle("outputs_links");
+  const auto bundle = vyre_launch::load_bundle(b.bundle.string(), b.in);
+  CHECK_NOTHROW(vyre_launch::check_outputs(bundle, ""));  // absent: created when written
+  CHECK_FALSE(fs::exists(b.bundle / "outputs"));
+
+  // outputs/ a link to a directory elsewhere: refused, nothing created there.
+  fs::create_directory_symlink(b.outside, b.bundle / "outputs");
+  CHECK_THROWS_WITH_AS(vyre_launch::check_outputs(bundle, ""),
+                       doctest::Contains(("\"" + (b.bundle / "outputs").string() + "\" is a symbolic link").c_str()),
+                       LaunchError);
+  CHECK_THROWS_WITH_AS(vyre_launch::open_outputs(bundle, ""), doctest::Contains("is a symbolic link"), LaunchError);
+  CHECK(fs::is_empty(b.outside));
+
+  // outputs/y.bin a link to a victim file: refused, the victim keeps its bytes.
+  fs::remove(b.bundle / "outputs");
+  fs::create_directory(b.bundle / "outputs");
+  const fs::path victim = b.outside / "victim";
+  aot_test::write_bytes(victim, {'k', 'e', 'e', 'p'});
+  fs::create_symlink(victim, b.bundle / "outputs" / "y.bin");
+  CHECK_THROWS_WITH_AS(vyre_launch::check_outputs(bundle, ""),
+                       doctest::Contains("exists and is a symbolic link"), LaunchError);
+  // Also when the link appears after the check: the write itself refuses it.
+  const vyre_launch::Directory outputs = vyre_launch::open_outputs(bundle, "");
+  CHECK_THROWS_WITH_AS(outputs.write("y.bin", "bundle-controlled bytes"), doctest::Contains("is a symbolic link"),
+                       LaunchError);
+  CHECK(aot_test::read_text(victim) == "keep");
+
+  // The same rules for --out DIR: its NAME.bin may not be a link or a directory.
+  const fs::path out = b.root / "out";
+  fs::create_directories(out / "y.bin");
+  CHECK_THROWS_WITH_AS(vyre_launch::check_outputs(bundle, out.string()),
+                       doctest::Contains("exists and is a directory"), LaunchError);
+}
+
+TEST_CASE("an output replaces a regular file by a fresh one: hard links to it keep their bytes") {
+  const LinkedBundle b = linked_bundle("outputs_replace");
+  const auto bundle = vyre_launch::load_bundle(b.bundle.string(), b.in);
+  const vyre_launch::Directory outputs = vyre_launch::open_outputs(bundle, "");
+  CHECK(fs::is_directory(b.bundle / "outputs"));
+  const fs::path victim = b.outside / "victim";
+  aot_test::write_bytes(victim, {'k', 'e', 'e', 'p'});
+  fs::create_hard_link(victim, b.bundle / "outputs" / "y.bin");
+  CHECK_NOTHROW(vyre_launch::check_outputs(bundle, ""));
+  outputs.write("y.bin", "new bytes");
+  CHECK(aot_test::read_text(b.bundle / "outputs" / "y.bin") == "new bytes");
+  CHECK(aot_test::read_text(victim) == "keep");
+  // No temporary file is left beside it.
+  CHECK(std::distance(fs::directory_iterator(b.bundle / "outputs"), fs::directory_iterator()) == 1);
+
+  // --out DIR absent: created, with its parents.
+  const fs::path out = b.root / "new" / "out";
+  vyre_launch::open_outputs(bundle, out.string()).write("y.bin", "x");
+  CHECK(aot_test::read_text(out / "y.bin") == "x");
 }

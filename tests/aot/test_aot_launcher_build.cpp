@@ -82,15 +82,23 @@ TEST_CASE("an emitted launcher/ configures and builds with cmake, and runs its b
   CHECK(p.exit_code == 0);
   CHECK(p.out_has("VYRE_CUDA_DEVICE_ORDINAL"));
 
-  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (driver != nullptr) {
-    dlclose(driver);
-    return;  // a driver is here: test_aot_gpu runs the built launcher
-  }
   std::string ins;
   for (const auto& [name, bytes] : aot_test::example_inputs(program, 5)) {
     aot_test::write_bytes(dir / (name + ".bin"), bytes);
     ins += " --in " + name + "=" + quote((dir / (name + ".bin")).string());
+  }
+  // The built launcher refuses a linked outputs/ before the driver, as vyre-launch does.
+  fs::create_directory(dir / "elsewhere");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "bundle" / "outputs");
+  p = aot_test::run(quote(launcher.string()) + ins);
+  CHECK(p.exit_code == 1);
+  CHECK(p.err_has("outputs\" is a symbolic link"));
+  fs::remove(dir / "bundle" / "outputs");
+
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (driver != nullptr) {
+    dlclose(driver);
+    return;  // a driver is here: test_aot_gpu runs the built launcher
   }
   p = aot_test::run(quote(launcher.string()) + ins);
   CHECK(p.exit_code == vyre_launch::kExitNoDevice);

@@ -445,6 +445,8 @@ TEST_CASE("device_from_profile records name, compute capability, driver and targ
   p.compute_minor = 0;
   p.driver_version = 13000;
   CHECK(vyre::device_from_profile(p) == vyre::CertDevice{"gpu", "NVIDIA H200", "9.0", 13000, "sm_90"});
-  p.kind = VYRE_DEVICE_KIND_CPU;
+  p.kind = VYRE_DEVICE_KIND_CPU;  // a CPU device behind a driver (lavapipe) keeps its name
+  CHECK(vyre::device_from_profile(p) == vyre::CertDevice{"cpu", "NVIDIA H200", "9.0", 13000, "sm_90"});
+  std::snprintf(p.name, sizeof p.name, "cpu");  // the host CPU of a CPU backend
   CHECK(vyre::device_from_profile(p) == vyre::CertDevice{});
 }

@@ -177,10 +177,10 @@ TEST_CASE("out-structs are truncated to the caller's struct_size; too small is a
   }
   SUBCASE("device profile exactly the 1.0 fields") {
     vyre_device_profile profile{};
-    profile.struct_size = abi::v1_size<vyre_device_profile>();
+    profile.struct_size = abi::min_size<vyre_device_profile>();
     CHECK(raw.call([&](vyre_error** e) { return fns.device_profile(raw.backend(), &profile, e); })
               .status == VYRE_OK);
-    CHECK(profile.struct_size == abi::v1_size<vyre_device_profile>());
+    CHECK(profile.struct_size == abi::min_size<vyre_device_profile>());
   }
   SUBCASE("device profile below the 1.0 size") {
     vyre_device_profile profile{};

@@ -3,7 +3,10 @@
 // not checked. Includes the minimized fuzz findings (each also in fuzz/regressions/<target>/).
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include "manifest.hpp"
 #include "vyre/certificate.hpp"
 #include "vyre/error.hpp"
+#include "vyre/file_read.hpp"
 #include "vyre/json.hpp"
 #include "vyre/validate.hpp"
 #include "vyre/wire.hpp"
@@ -160,11 +164,67 @@ TEST_CASE("program files that are not programs are clear errors") {
   CHECK(dir_code == VYRE_ERR_IO);
   CHECK(has_fix(dir_message));
   CHECK(error_of([] { vyre::load_program_file("/nonexistent/program.json"); }).first == VYRE_ERR_IO);
-  // An endless device is refused at the size limit, not read until memory runs out.
-  const auto [zero_code, zero_message] = error_of([] { vyre::load_program_file("/dev/zero"); });
-  CHECK(zero_code == VYRE_ERR_IO);
-  CHECK(zero_message.find("larger than") != std::string::npos);
-  CHECK(has_fix(zero_message));
+}
+
+// ---- untrusted files: type and size before a byte is read (red team 2026-11-24, item 7) ------------
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(VYRE_RELIABILITY_WORK_DIR) / "bad_files";
+  fs::create_directories(dir);
+  fs::remove_all(dir / name);
+  return dir / name;
+}
+
+// A FIFO nobody writes to: a reader that opens it blocking hangs forever.
+fs::path fifo(const std::string& name) {
+  const fs::path path = scratch(name);
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  return path;
+}
+
+// A sparse file of `bytes` that takes no disk space: reading it whole would.
+fs::path sparse(const std::string& name, std::uintmax_t bytes) {
+  const fs::path path = scratch(name);
+  { std::ofstream create(path); }
+  fs::resize_file(path, bytes);
+  return path;
+}
+
+// `read` on each hostile file: VYRE_ERR_IO naming the problem, with a Fix, and nothing read.
+template <class Read>
+void check_hostile_files(const std::string& what, Read&& read) {
+  CAPTURE(what);
+  const std::pair<fs::path, std::string> cases[] = {
+      {"/dev/zero", "is a character device, not a regular file"},
+      {fifo(what + ".fifo"), "is a FIFO, not a regular file"},
+      {fs::path(VYRE_SOURCE_DIR), "is a directory, not a regular file"},
+      {sparse(what + ".huge", std::uintmax_t{1} << 40), "larger than the limit of"},
+  };
+  for (const auto& [path, problem] : cases) {
+    CAPTURE(path.string());
+    const auto [code, message] = error_of([&] { read(path); });
+    CHECK(code == VYRE_ERR_IO);
+    CHECK(message.find(problem) != std::string::npos);
+    CHECK(has_fix(message));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("program files and certificates are checked for type and size before they are read") {
+  check_hostile_files("program", [](const fs::path& p) { vyre::load_program_file(p); });
+  check_hostile_files("certificate", [](const fs::path& p) { vyre::read_certificate(p); });
+  check_hostile_files("read_regular_file", [](const fs::path& p) { vyre::read_regular_file(p, 1 << 20, "test"); });
+  // A link the caller names is followed: it is the caller's path.
+  const fs::path link = scratch("link.json");
+  fs::create_symlink(fs::path(VYRE_SOURCE_DIR) / "examples" / "xor.json", link);
+  CHECK_NOTHROW(vyre::load_program_file(link));
+  // Exactly the limit is allowed, one byte more is not.
+  const fs::path four = sparse("four", 4);
+  CHECK(vyre::read_regular_file(four, 4, "test").size() == 4);
+  CHECK(error_of([&] { vyre::read_regular_file(four, 3, "test"); }).first == VYRE_ERR_IO);
 }
 
 // ---- certificates -----------------------------------------------------------------------------

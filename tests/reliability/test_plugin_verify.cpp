@@ -164,6 +164,13 @@ TEST_CASE("a plugin that leaves a daemon behind fails verification; the daemon i
   CHECK(process_gone(*daemon));
 }
 
+TEST_CASE("a child that exited but was never reaped is not a process left running") {
+  const PluginVerification v = vyre::verify_plugin(plugin("zombie_register"), options());
+  INFO(describe(v));
+  CHECK(v.ok());
+  CHECK(v.killed == 0);
+}
+
 TEST_CASE("a plugin that kills the verifier's supervisor fails, and its own process is killed") {
   const fs::path pids = fresh_pid_dir();
   ScopedEnv env("VYRE_HOSTILE_PID_DIR", pids.c_str());
@@ -339,7 +346,7 @@ TEST_CASE("discover_plugin_files lists what a registry would load, without loadi
   options.use_environment = false;
   options.use_default_dirs = false;
   const std::vector<fs::path> files = vyre::discover_plugin_files(options);
-  CHECK(files.size() == 13 + 5);  // each file once
+  CHECK(files.size() == 14 + 5);  // each file once
   CHECK(files.front().filename() == "libvyre_h_abort_register.so");  // sorted within a directory
 }
 
@@ -351,7 +358,7 @@ TEST_CASE("a registry with verify_in_child rejects hostile plugins with codes an
   options.verify_in_child = true;
   options.verify = ::options(true, 3s);
   vyre::Registry registry(options);  // would crash or hang this process without verify_in_child
-  CHECK(registry.ids() == std::vector<std::string>{"h_detect_verify", "h_good", "h_nodevice"});
+  CHECK(registry.ids() == std::vector<std::string>{"h_detect_verify", "h_good", "h_nodevice", "h_zombie_register"});
   std::map<std::string, PluginRejection> codes;
   std::map<std::string, std::string> reasons;
   for (const vyre::RejectedPlugin& r : registry.rejected()) {
@@ -392,7 +399,7 @@ TEST_CASE("the registry verifies plugin files in parallel: hanging plugins cost 
   const auto start = std::chrono::steady_clock::now();
   vyre::Registry registry(options);
   const auto took = std::chrono::steady_clock::now() - start;
-  CHECK(registry.ids() == std::vector<std::string>{"h_detect_verify", "h_good", "h_nodevice"});
+  CHECK(registry.ids() == std::vector<std::string>{"h_detect_verify", "h_good", "h_nodevice", "h_zombie_register"});
   CHECK(took >= kTimeout);
   CHECK(took < 2 * kTimeout);  // one after the other they would take at least three timeouts
 }
@@ -413,13 +420,13 @@ TEST_CASE("VYRE_VERIFY_PLUGINS=1 verifies registration; =create also creates an 
   SUBCASE("1: the create-time crashes load (and would crash on first use)") {
     ScopedEnv verify("VYRE_VERIFY_PLUGINS", "1");
     vyre::Registry registry(options);
-    CHECK(registry.ids() == std::vector<std::string>{"h_hang_create", "h_segv_create"});
+    CHECK(registry.ids() == std::vector<std::string>{"h_hang_create", "h_segv_create", "h_zombie_register"});
     CHECK(registry.rejected().size() == 11);
   }
   SUBCASE("create: they are rejected too, with their codes") {
     ScopedEnv verify("VYRE_VERIFY_PLUGINS", "create");
     vyre::Registry registry(options);
-    CHECK(registry.plugins().empty());
+    CHECK(registry.ids() == std::vector<std::string>{"h_zombie_register"});
     CHECK(registry.rejected().size() == 13);
     CHECK(rejected_code(registry, "libvyre_h_segv_create.so") == PluginRejection::crashed);
     CHECK(rejected_code(registry, "libvyre_h_hang_create.so") == PluginRejection::timed_out);
@@ -467,7 +474,7 @@ TEST_CASE("vyre plugins verify reports every hostile plugin by name and survives
   INFO(r.out);
   CHECK_FALSE(r.signaled);
   CHECK(r.exit_code == 1);
-  CHECK(contains(r.out, "verifying 18 plugin files"));
+  CHECK(contains(r.out, "verifying 19 plugin files"));
   CHECK(contains(r.out, "crashed  " + plugin("segv_register").string()));
   CHECK(contains(r.out, "crashed  " + plugin("abort_register").string()));
   CHECK(contains(r.out, "timeout  " + plugin("hang_register").string()));
@@ -484,12 +491,13 @@ TEST_CASE("vyre plugins verify reports every hostile plugin by name and survives
   CHECK(contains(r.out, "rejected " + plugin("throw_register").string()));
   CHECK(contains(r.out, "ok       " + plugin("good").string()));
   CHECK(contains(r.out, "ok       " + plugin("detect_verify").string()));
-  CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.0, 1 ops"));
+  CHECK(contains(r.out, "registered: h_good 6.6.6, rank 66, ABI 1.1, 1 ops"));
   CHECK(contains(r.out, "reason: crashed with SIGSEGV"));
   CHECK(contains(r.out, "code: forged_report"));
   CHECK(contains(r.out, "code: left_processes"));
   CHECK(contains(r.out, "create: failed: "));
-  CHECK(contains(r.out, "3 passed, 15 failed"));
+  CHECK(contains(r.out, "ok       " + plugin("zombie_register").string()));
+  CHECK(contains(r.out, "4 passed, 15 failed"));
 }
 
 TEST_CASE("vyre plugins verify passes good plugins and finds plugins through --plugins") {
@@ -501,7 +509,7 @@ TEST_CASE("vyre plugins verify passes good plugins and finds plugins through --p
   const CliResult found = vyre_cli("--plugins '" + kHostileDir.string() + "' plugins verify --timeout 3");
   INFO(found.out);
   CHECK(found.exit_code == 1);
-  CHECK(contains(found.out, "verifying 13 plugin files"));
+  CHECK(contains(found.out, "verifying 14 plugin files"));
 }
 
 TEST_CASE("vyre plugins verify usage errors") {

@@ -2,8 +2,13 @@
 // queries follow SPEC §2's input/output order.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <ios>
+#include <new>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
@@ -144,4 +149,32 @@ TEST_CASE("child names used by JSON keys and validator paths") {
   CHECK(vyre::node_expr_name(vyre::NodeKind::Return, 0) == "exprs[0]");
   CHECK(vyre::node_body_name(vyre::NodeKind::If, true) == "else");
   CHECK(vyre::node_body_name(vyre::NodeKind::Block) == "block");
+}
+
+TEST_CASE("the tools' outermost catch turns every exception into a stable code with a Fix") {
+  const auto as_error = [](auto&& thrower) {
+    try {
+      thrower();
+    } catch (...) {
+      return vyre::current_exception_as_error();
+    }
+    return vyre::Error(VYRE_OK, "");
+  };
+  const auto oom = as_error([] { throw std::bad_alloc(); });
+  CHECK(oom.code() == VYRE_ERR_OUT_OF_MEMORY);
+  CHECK(std::string(oom.what()).find("Fix:") != std::string::npos);
+  const auto io = as_error([] { throw std::ios_base::failure("basic_filebuf::underflow error reading the file"); });
+  CHECK(io.code() == VYRE_ERR_IO);
+  CHECK(std::string(io.what()).find("basic_filebuf::underflow") != std::string::npos);
+  CHECK(std::string(io.what()).find("Fix:") != std::string::npos);
+  const auto fs_error = as_error([] {
+    throw std::filesystem::filesystem_error("cannot rename", std::make_error_code(std::errc::permission_denied));
+  });
+  CHECK(fs_error.code() == VYRE_ERR_IO);
+  CHECK(std::string(fs_error.what()).find("Fix:") != std::string::npos);
+  CHECK(as_error([] { throw std::runtime_error("odd"); }).code() == VYRE_ERR_INTERNAL);
+  CHECK(as_error([] { throw 42; }).code() == VYRE_ERR_INTERNAL);
+  const auto kept = as_error([] { vyre::fail(VYRE_ERR_LIMIT, "too big", "shrink it"); });
+  CHECK(kept.code() == VYRE_ERR_LIMIT);
+  CHECK(std::string(kept.what()) == "too big. Fix: shrink it.");
 }

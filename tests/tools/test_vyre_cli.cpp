@@ -1,6 +1,7 @@
 // The `vyre` command line, run as a child process against the test plugins.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -42,10 +43,11 @@ const fs::path& work_dir() {
 }
 
 // Run `vyre ARGS` with a clean environment for the variables the registry reads.
-Result vyre_cli(const std::string& args, const std::string& env = "") {
+// `shell_prefix` runs first in the same shell (e.g. a ulimit).
+Result vyre_cli(const std::string& args, const std::string& env = "", const std::string& shell_prefix = "") {
   const fs::path out = work_dir() / "stdout.txt";
   const fs::path err = work_dir() / "stderr.txt";
-  const std::string command = "env -u VYRE_PLUGIN_PATH -u VYRE_BACKEND " + env + " '" VYRE_CLI "' " +
+  const std::string command = shell_prefix + "env -u VYRE_PLUGIN_PATH -u VYRE_BACKEND " + env + " '" VYRE_CLI "' " +
                               args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(command.c_str());
   Result r;
@@ -251,6 +253,41 @@ TEST_CASE("vyre run routes, prints typed values and hex, and checks its inputs")
     const Result r = vyre_cli(kTestPlugins + "run " + xor_file + " --input a=values:1,x --input b=hex:0");
     CHECK(r.exit_code == 2);
   }
+  SUBCASE("input files that are devices, FIFOs or directories are refused unread (red team 2026-11-24)") {
+    const fs::path fifo = work_dir() / "input.fifo";
+    fs::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::pair<std::string, std::string> cases[] = {
+        {"/dev/zero", "is a character device, not a regular file"},
+        {fifo.string(), "is a FIFO, not a regular file"},
+        {work_dir().string(), "is a directory, not a regular file"}};
+    for (const auto& [path, problem] : cases) {
+      CAPTURE(path);
+      const Result r = vyre_cli(kTestPlugins + "run " + xor_file + " --input a=" + path + " --input b=values:1");
+      CHECK(r.exit_code == 1);
+      CHECK(r.err_has("vyre: error (io): input file for buffer 'a' '" + path + "' " + problem));
+      CHECK(r.err_has("Fix:"));
+    }
+  }
+}
+
+TEST_CASE("running out of host memory is reported with its code and a fix") {
+#if defined(__SANITIZE_ADDRESS__)
+  MESSAGE("skipped under AddressSanitizer, which needs more address space than the limit this test sets");
+#else
+  // A 4 GiB output under a 2 GB address-space limit: the host's allocation fails.
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(64);
+  Buf out = b.buffer("out", Access::Output, Type::U32, 1u << 30);
+  b.store(out, u32(0), u32(1));
+  const fs::path path = work_dir() / "huge_output.json";
+  save_program_file(b.build(), path);
+  const Result r = vyre_cli("run " + path.string() + " --elements 1 --max-values 1", "", "ulimit -v 2000000; ");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err_has("vyre: error (out_of_memory): "));
+  CHECK(r.err_has("Fix:"));
+#endif
 }
 
 TEST_CASE("vyre convert round-trips JSON and wire") {

@@ -1,6 +1,5 @@
 #include "bundle_output.hpp"
 
-#include <fstream>
 #include <system_error>
 
 #include <boost/json/parse.hpp>
@@ -9,6 +8,7 @@
 
 #include "aot/manifest_json.hpp"
 #include "errors.hpp"
+#include "file_access.hpp"
 #include "manifest.hpp"
 #include "vyre/error.hpp"
 #include "vyre/fingerprint.hpp"
@@ -34,6 +34,10 @@ const vyre::AotFile* find_file(const std::vector<vyre::AotFile>& files, std::str
 
 std::string as_text(const std::vector<std::uint8_t>& bytes) { return std::string(bytes.begin(), bytes.end()); }
 
+std::string_view as_view(const std::vector<std::uint8_t>& bytes) {
+  return std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 boost::json::object parse_manifest_object(const vyre::AotFile& manifest) {
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(as_text(manifest.data), ec);
@@ -52,26 +56,6 @@ void check_file(const std::vector<vyre::AotFile>& files, const vyre_launch::File
   if (file->data.size() != ref.byte_size || sha256_hex(file->data) != ref.sha256)
     fail(VYRE_ERR_INTERNAL, fmt::format("'{}' does not match the size and SHA-256 the manifest records", ref.file),
          "report the backend plugin's AOT emitter with the program");
-}
-
-void write_one(const fs::path& path, const std::vector<std::uint8_t>& data) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec)
-    fail(VYRE_ERR_IO, fmt::format("cannot create '{}': {}", path.parent_path().string(), ec.message()),
-         "choose a writable --out directory");
-  const fs::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    out.close();
-    if (!out)
-      fail(VYRE_ERR_IO, fmt::format("cannot write '{}'", partial.string()), "check the disk space and permissions");
-  }
-  fs::rename(partial, path, ec);
-  if (ec)
-    fail(VYRE_ERR_IO, fmt::format("cannot rename '{}' to '{}': {}", partial.string(), path.string(), ec.message()),
-         "check the --out directory's permissions");
 }
 
 void prepare_directory(const fs::path& dir, bool force) {
@@ -134,9 +118,17 @@ void check_bundle(const std::vector<vyre::AotFile>& files) {
 
 void write_bundle(const std::vector<vyre::AotFile>& files, const fs::path& dir, bool force) {
   prepare_directory(dir, force);
-  for (const vyre::AotFile& file : files)
-    if (file.name != kManifestName) write_one(dir / file.name, file.data);
-  write_one(dir / kManifestName, find_file(files, kManifestName)->data);
+  // The launcher's writer: nothing inside `dir` is followed if it is a link (a --force run over a
+  // hostile directory cannot write elsewhere), and every file is a fresh one renamed into place.
+  try {
+    const vyre_launch::Directory out =
+        vyre_launch::Directory::open(dir.string(), "the --out directory", false, "choose a writable --out directory");
+    for (const vyre::AotFile& file : files)
+      if (file.name != kManifestName) out.write(file.name, as_view(file.data));
+    out.write(kManifestName, as_view(find_file(files, kManifestName)->data));
+  } catch (const vyre_launch::LaunchError& error) {
+    throw Error(VYRE_ERR_IO, error.what());  // the launcher's message already ends in "Fix: ..."
+  }
 }
 
 }  // namespace vyre::aot_tool

@@ -2,7 +2,6 @@
 #include <fmt/core.h>
 
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <vector>
 
@@ -24,11 +23,9 @@ int main(int argc, char** argv) {
   } catch (const UsageError& error) {
     fmt::print(stderr, "vyre-aot: usage error: {}\nrun `vyre-aot --help` for usage\n", error.what());
     return kExitUsage;
-  } catch (const vyre::Error& error) {
+  } catch (...) {  // every other failure with its stable code and a Fix (bad_alloc, iostream, ...)
+    const vyre::Error error = vyre::current_exception_as_error();
     fmt::print(stderr, "vyre-aot: error [{}]: {}\n", vyre::status_name(error.code()), error.what());
-    return kExitFailure;
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "vyre-aot: error: {}. Fix: report this failure with the command line.\n", error.what());
     return kExitFailure;
   }
 }

@@ -1,27 +1,18 @@
 #include "program_inputs.hpp"
 
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "buffer_files.hpp"
 #include "vyre/error.hpp"
+#include "vyre/file_read.hpp"
 #include "vyre/fingerprint.hpp"
 #include "vyre/json.hpp"
 #include "vyre/types.hpp"
 
 namespace vyre::aot_tool {
 namespace {
-
-std::vector<std::uint8_t> read_bytes(const std::filesystem::path& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    fail(VYRE_ERR_IO, fmt::format("cannot open {} '{}'", what, path.string()), "check the path and its permissions");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail(VYRE_ERR_IO, fmt::format("reading {} '{}' failed", what, path.string()), "check the file");
-  return bytes;
-}
 
 BufferDecl& input_buffer(Program& program, const std::string& name, std::string_view option) {
   for (BufferDecl& buffer : program.buffers) {
@@ -56,7 +47,7 @@ void fix_count(BufferDecl& buffer, std::uint64_t count, std::string_view source,
 
 void apply_input(PreparedProgram& out, const std::string& name, const std::filesystem::path& file) {
   BufferDecl& buffer = input_buffer(out.program, name, "--in");
-  InputData input{name, read_bytes(file, fmt::format("the input for buffer '{}'", name))};
+  InputData input{name, tool::read_buffer_file(file, buffer, fmt::format("input file for buffer '{}'", name))};
   const std::uint32_t size = byte_size(buffer.element);
   if (input.bytes.size() % size != 0)
     fail(VYRE_ERR_INVALID_ARGUMENT,
@@ -95,7 +86,8 @@ PreparedProgram prepare_program(const CompileOptions& options) {
     BufferDecl& buffer = input_buffer(out.program, name, "--count");
     fix_count(buffer, count, fmt::format("--count {}={}", name, count), out.specialised);
   }
-  if (options.weights) out.weights = read_bytes(*options.weights, "the weights file");
+  // Checked against the first input buffer's size by check_weights and the emitter.
+  if (options.weights) out.weights = read_regular_file(*options.weights, tool::kMaxBufferFileBytes, "weights file");
   check_weights_target(out);
   return out;
 }

@@ -1,5 +1,7 @@
-// The command table.
+// The command table, and how plugin-provided text is printed.
 #include "cli.hpp"
+
+#include "vyre/printable.hpp"
 
 namespace vyre::cli {
 
@@ -16,5 +18,7 @@ const std::vector<Command>& commands() {
   };
   return table;
 }
+
+std::string shown(std::string_view text) { return printable(text, 4096); }
 
 }  // namespace vyre::cli

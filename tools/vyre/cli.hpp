@@ -1,6 +1,7 @@
 // Shared pieces of the `vyre` command line: global options, usage errors, the command table.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct Command {
 };
 
 const std::vector<Command>& commands();
+
+// Text a plugin provided (ids, versions, device names, reasons) or a file name, as printed:
+// control characters escaped, at most 4 KiB (vyre/printable.hpp).
+std::string shown(std::string_view text);
 
 int run_backends(const GlobalOptions& global, Args& args);
 int run_ops(const GlobalOptions& global, Args& args);

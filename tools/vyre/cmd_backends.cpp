@@ -1,6 +1,8 @@
 // vyre backends: what loaded, what was rejected and why, and whether each backend runs here.
 #include <fmt/core.h>
 
+#include <cstring>
+
 #include "cli.hpp"
 
 namespace vyre::cli {
@@ -31,7 +33,8 @@ std::string availability(Registry& registry, const PluginInfo& plugin) {
     host::Backend backend = registry.backend(plugin.id);
     try {
       const vyre_device_profile profile = backend.device_profile();
-      return fmt::format("ok ({})", profile.name);
+      const std::string_view name(profile.name, strnlen(profile.name, sizeof profile.name));
+      return fmt::format("ok ({})", shown(name));
     } catch (const Error& e) {
       return fmt::format("ok (device profile failed: {})", e.what());
     }
@@ -58,28 +61,28 @@ int run_backends(const GlobalOptions& global, Args& args) {
   const std::unique_ptr<Registry> registry = make_registry(global);
   if (only_available) {
     for (const PluginInfo& p : registry->plugins())
-      if (!registry->probe(p.id)) fmt::print("{}\n", p.id);
+      if (!registry->probe(p.id)) fmt::print("{}\n", shown(p.id));
     return kExitOk;
   }
   fmt::print("search directories:\n");
-  for (const auto& dir : registry->search_dirs()) fmt::print("  {}\n", dir.string());
+  for (const auto& dir : registry->search_dirs()) fmt::print("  {}\n", shown(dir.string()));
   if (registry->search_dirs().empty()) fmt::print("  (none exist)\n");
 
   fmt::print("backends ({} loaded, selection order):\n", registry->plugins().size());
   for (const PluginInfo& p : registry->plugins()) {
     const std::string create = availability(*registry, p);  // first: it picks the certificate
-    fmt::print("  {} {}  rank {}  abi {}.{}  {}\n", p.id, p.version, p.rank, p.abi_major,
+    fmt::print("  {} {}  rank {}  abi {}.{}  {}\n", shown(p.id), shown(p.version), p.rank, p.abi_major,
                p.abi_minor, op_counts(*registry, p));
     fmt::print("    capabilities: {}\n", join_names(capability_names(p.capabilities)));
-    fmt::print("    file: {}\n", p.path.string());
+    fmt::print("    file: {}\n", shown(p.path.string()));
     if (p.is_reference_oracle()) fmt::print("    reference oracle: pinned (the one vyre ships)\n");
     else if (p.claims_reference_oracle())
       fmt::print("    reference oracle: claimed but not pinned; treated as an ordinary backend\n");
-    fmt::print("    create: {}\n", create);
+    fmt::print("    create: {}\n", shown(create));
   }
   fmt::print("rejected ({}):\n", registry->rejected().size());
   for (const RejectedPlugin& r : registry->rejected())
-    fmt::print("  {}: [{}] {}\n", r.path.string(), plugin_rejection_name(r.code), r.reason);
+    fmt::print("  {}: [{}] {}\n", shown(r.path.string()), plugin_rejection_name(r.code), shown(r.reason));
   return kExitOk;
 }
 

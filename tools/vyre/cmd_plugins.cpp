@@ -112,15 +112,15 @@ std::string capability_list(std::uint64_t capabilities) {
 }
 
 void print_verdict(const PluginVerification& v) {
-  fmt::print("{:<9}{}\n", plugin_verdict_name(v.verdict), v.path.string());
+  fmt::print("{:<9}{}\n", plugin_verdict_name(v.verdict), shown(v.path.string()));
   if (const auto& s = v.summary) {
-    fmt::print("         registered: {} {}, rank {}, ABI {}.{}, {} ops\n", s->id, s->version, s->rank,
+    fmt::print("         registered: {} {}, rank {}, ABI {}.{}, {} ops\n", shown(s->id), shown(s->version), s->rank,
                s->abi_major, s->abi_minor, s->op_count);
     fmt::print("         capabilities: {}\n", capability_list(s->capabilities));
   }
-  if (!v.create.empty()) fmt::print("         create: {}\n", v.create);
+  if (!v.create.empty()) fmt::print("         create: {}\n", shown(v.create));
   if (v.ok()) return;
-  fmt::print("         reason: {}\n", v.reason);
+  fmt::print("         reason: {}\n", shown(v.reason));
   fmt::print("         code: {}\n", plugin_rejection_name(v.code));
 }
 

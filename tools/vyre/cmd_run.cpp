@@ -1,11 +1,12 @@
 // vyre run: run a program file on a backend and show or save its outputs.
 #include <fmt/core.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 
+#include "buffer_files.hpp"
 #include "cli.hpp"
 #include "values.hpp"
 #include "vyre/json.hpp"
@@ -118,21 +119,18 @@ RunOptions parse_options(Args& args) {
   return options;
 }
 
-std::vector<std::byte> read_file(const std::string& path, const std::string& name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    fail(VYRE_ERR_IO, "cannot read input '" + name + "' from file " + path,
-         "check the path, or pass the bytes as NAME=hex:... or NAME=values:...");
-  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> bytes(chars.size());
-  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
-  return bytes;
+std::vector<std::byte> read_file(const std::string& path, const BufferDecl& buffer) {
+  const std::vector<std::uint8_t> bytes =
+      tool::read_buffer_file(path, buffer, fmt::format("input file for buffer '{}'", buffer.name));
+  std::vector<std::byte> out(bytes.size());
+  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
 }
 
 std::vector<std::byte> input_bytes(const BufferDecl& buffer, const std::string& spec) {
   if (spec.starts_with("hex:")) return parse_hex(std::string_view(spec).substr(4));
   if (spec.starts_with("values:")) return parse_values(buffer.element, std::string_view(spec).substr(7));
-  return read_file(spec, buffer.name);
+  return read_file(spec, buffer);
 }
 
 std::string describe(const BufferDecl& b) {

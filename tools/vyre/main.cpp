@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "vyre/error.hpp"
 
 namespace {
 
@@ -132,11 +133,9 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "vyre: usage error: {}\nRun `vyre --help` (or `vyre <command> --help`).\n",
                e.what());
     return vyre::cli::kExitUsage;
-  } catch (const vyre::Error& e) {
+  } catch (...) {  // every other failure with its stable code and a Fix (bad_alloc, iostream, ...)
+    const vyre::Error e = vyre::current_exception_as_error();
     fmt::print(stderr, "vyre: error ({}): {}\n", vyre::status_name(e.code()), e.what());
-    return vyre::cli::kExitFailure;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "vyre: error: {}\n", e.what());
     return vyre::cli::kExitFailure;
   }
 }

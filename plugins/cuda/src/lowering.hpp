@@ -7,7 +7,11 @@
 //   2. one .u32 element count per non-workgroup buffer, in declaration order (BufLen);
 //   3. .u32 N, the dispatch element count (SPEC §3);
 //   4. .u32 tail_guard: 1 when invocations with InvocationId.x >= N must do nothing, else 0;
-//   5. cooperative entries only: .u64 pointer to `grid_barrier_bytes` of zeroed device memory,
+//   5. sharded modules only (LowerOptions::sharded): .u32 workgroup_base, the WorkgroupId.x of the
+//      launch's first workgroup, and .u32 grid_x, NumWorkgroups.x of the whole dispatch. The launch
+//      then runs workgroups [workgroup_base, workgroup_base + its grid x) of a grid_x-wide dispatch
+//      (vyre/shard.hpp); the elementwise entry's invocations start at workgroup_base * workgroup.x;
+//   6. cooperative entries only: .u64 pointer to `grid_barrier_bytes` of zeroed device memory,
 //      private to this launch (no module-level state, so launches never serialize on it).
 // `KernelEntry::params` lists the same layout explicitly (it is also written into AOT manifests).
 #pragma once
@@ -32,7 +36,15 @@ struct Target {
 // "sm_90" or "90" -> Target{90}; throws vyre::Error (VYRE_ERR_INVALID_ARGUMENT) otherwise.
 Target parse_target(std::string_view text);
 
-enum class ParamKind : std::uint8_t { BufferPointer, ElementCount, DispatchN, TailGuard, GridBarrier };
+enum class ParamKind : std::uint8_t {
+  BufferPointer,
+  ElementCount,
+  DispatchN,
+  TailGuard,
+  WorkgroupBase,
+  GridX,
+  GridBarrier
+};
 
 struct KernelParam {
   ParamKind kind = ParamKind::BufferPointer;
@@ -66,9 +78,15 @@ struct LoweredProgram {
   std::optional<KernelEntry> elementwise;
 };
 
+struct LowerOptions {
+  // Every entry takes the shard parameters (layout item 5), so one launch can run a contiguous
+  // x-range of the dispatch's workgroups with global ids (sharded dispatch over a device group).
+  bool sharded = false;
+};
+
 // Lower a validated program for `target`. Throws vyre::Error: VYRE_ERR_UNSUPPORTED if the program
 // uses an op the emitter does not lower (the plugin declares only ops it lowers).
-LoweredProgram lower(const Program& program, const Target& target);
+LoweredProgram lower(const Program& program, const Target& target, const LowerOptions& options = {});
 
 // The op ids lower() handles for `target` (what the plugin declares at registration).
 std::vector<std::string> lowered_ops(const Target& target);

@@ -45,7 +45,7 @@ extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_
                                                                  vyre_backend_info* info) {
   const vyre::kit::PluginSpec* spec = vyre::refcpu::spec_or_null();
   if (spec == nullptr) {
-    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_SIZE)
+    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_0_SIZE)
       info->failure = "reference_cpu could not build its op list (out of memory). Fix: free host memory and load the plugin again.";
     return VYRE_ERR_OUT_OF_MEMORY;
   }

@@ -4,8 +4,10 @@
 // Discovery, in this order (a file reached twice through different directories loads once):
 //   1. RegistryOptions::plugin_dirs (the tools' --plugins DIR);
 //   2. every directory of VYRE_PLUGIN_PATH (colon-separated), with use_environment;
-//   3. <dir of the running binary>/../lib/vyre/plugins, then the build tree's plugins directory,
-//      with use_default_dirs.
+//   3. vyre's own plugin directory, with use_default_dirs: <dir>/vyre/plugins, where <dir> holds the
+//      libvyre_registry.so in use. That is <prefix>/lib/vyre/plugins for an installed vyre (so
+//      tools, embedding apps and the Python module all see the installed plugins), and the build
+//      tree's plugins/ only for binaries that run with a build tree's library.
 // In each directory the files named libvyre_*.so load in sorted order. A plugin that fails to load
 // or to validate is rejected with a one-line reason and a code (vyre/plugin_rejection.hpp) and the
 // others still load. When two plugins share an id, the one vyre ships (from vyre's own plugin
@@ -90,7 +92,7 @@ struct RejectedPlugin {
 struct RegistryOptions {
   std::vector<std::filesystem::path> plugin_dirs;  // searched first
   bool use_environment = true;   // read VYRE_PLUGIN_PATH and VYRE_BACKEND
-  bool use_default_dirs = true;  // <exe>/../lib/vyre/plugins and the build tree's plugins dir
+  bool use_default_dirs = true;  // vyre's own plugin directory (see the top comment)
   // Certificates in force: routing uses each backend's accepted certificate (see
   // vyre/certificate.hpp) instead of its declared ops. Unset with use_environment: VYRE_CERT_DIR.
   std::optional<std::filesystem::path> certificate_dir;

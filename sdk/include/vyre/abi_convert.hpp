@@ -11,7 +11,7 @@ namespace vyre::abi {
 // 0 treated as 1. Throws vyre::Error (VYRE_ERR_ABI, VYRE_ERR_INVALID_ARGUMENT).
 DispatchConfig from_abi(const vyre_dispatch_config* config);
 
-// A full-size 1.0 struct describing `config`.
+// A full-size struct describing `config` (its time limit needs a 1.1 reader).
 vyre_dispatch_config to_abi(const DispatchConfig& config);
 
 }  // namespace vyre::abi

@@ -1,7 +1,7 @@
 // The struct_size rules of backend_abi.h, in one place for both sides of the ABI (the plugin kit
 // and the host wrapper):
 //   - in-structs: read only the fields the writer's struct_size covers, zero the rest; a
-//     struct_size below the 1.0 size is VYRE_ERR_ABI;
+//     struct_size below min_size<T>() is VYRE_ERR_ABI;
 //   - out-structs: write at most the caller's struct_size bytes and set struct_size to the bytes
 //     written;
 //   - arrays: strided by the struct_size of their first element.
@@ -20,47 +20,43 @@
 
 namespace vyre::abi {
 
-// The size of a struct in ABI 1.0: the end of its last 1.0 field (trailing padding excluded, so a
-// writer that sets struct_size to exactly the 1.0 fields is accepted).
+// The smallest struct_size a reader accepts. The numbers are the
+// VYRE_*_V1_0_SIZE macros of backend_abi.h (for structs 1.1 added: their V1_1 size).
 template <class T>
-constexpr std::size_t v1_size();
+constexpr std::size_t min_size();
 
-#define VYRE_ABI_V1_SIZE(type, last)                                             \
-  template <>                                                                    \
-  constexpr std::size_t v1_size<type>() {                                        \
-    return offsetof(type, last) + sizeof(static_cast<type*>(nullptr)->last);     \
-  }
+#define VYRE_ABI_MIN_SIZE(type, size) \
+  template <>                         \
+  constexpr std::size_t min_size<type>() { return size; }
 
-VYRE_ABI_V1_SIZE(vyre_error, message)
-VYRE_ABI_V1_SIZE(vyre_host_info, log_user)
-VYRE_ABI_V1_SIZE(vyre_backend_info, failure)
-VYRE_ABI_V1_SIZE(vyre_create_options, memory_budget_bytes)
-VYRE_ABI_V1_SIZE(vyre_device_profile, cooperative_launch)
-VYRE_ABI_V1_SIZE(vyre_dispatch_config, workgroup)
-VYRE_ABI_V1_SIZE(vyre_host_input, byte_len)
-VYRE_ABI_V1_SIZE(vyre_host_output, byte_len)
-VYRE_ABI_V1_SIZE(vyre_dispatch_args, output_count)
-VYRE_ABI_V1_SIZE(vyre_timing, has_device_ns)
-VYRE_ABI_V1_SIZE(vyre_resident_write, byte_len)
-VYRE_ABI_V1_SIZE(vyre_resident_read, byte_len)
-VYRE_ABI_V1_SIZE(vyre_binding, host_byte_len)
-VYRE_ABI_V1_SIZE(vyre_resident_dispatch_args, binding_count)
-VYRE_ABI_V1_SIZE(vyre_sequence_step, binding_count)
-VYRE_ABI_V1_SIZE(vyre_sequence_args, read_count)
-VYRE_ABI_V1_SIZE(vyre_pipeline_args, flags)
-VYRE_ABI_V1_SIZE(vyre_pipeline_dispatch_args, output_count)
-VYRE_ABI_V1_SIZE(vyre_aot_args, weights_byte_len)
-VYRE_ABI_V1_SIZE(vyre_aot_file, byte_len)
-VYRE_ABI_V1_SIZE(vyre_aot_output, file_count)
-VYRE_ABI_V1_SIZE(vyre_metric, value)
-VYRE_ABI_V1_SIZE(vyre_backend_fns, metrics_reset)
+VYRE_ABI_MIN_SIZE(vyre_error, VYRE_ERROR_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_host_info, VYRE_HOST_INFO_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_backend_info, VYRE_BACKEND_INFO_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_create_options, VYRE_CREATE_OPTIONS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_device_profile, VYRE_DEVICE_PROFILE_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_dispatch_config, VYRE_DISPATCH_CONFIG_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_host_input, VYRE_HOST_INPUT_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_host_output, VYRE_HOST_OUTPUT_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_dispatch_args, VYRE_DISPATCH_ARGS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_timing, VYRE_TIMING_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_resident_write, VYRE_RESIDENT_WRITE_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_resident_read, VYRE_RESIDENT_READ_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_binding, VYRE_BINDING_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_resident_dispatch_args, VYRE_RESIDENT_DISPATCH_ARGS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_sequence_step, VYRE_SEQUENCE_STEP_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_sequence_args, VYRE_SEQUENCE_ARGS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_pipeline_args, VYRE_PIPELINE_ARGS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_pipeline_dispatch_args, VYRE_PIPELINE_DISPATCH_ARGS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_aot_args, VYRE_AOT_ARGS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_aot_file, VYRE_AOT_FILE_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_aot_output, VYRE_AOT_OUTPUT_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_metric, VYRE_METRIC_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_backend_fns, VYRE_BACKEND_FNS_V1_0_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_external_memory, VYRE_EXTERNAL_MEMORY_V1_1_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_memory_export, VYRE_MEMORY_EXPORT_V1_1_SIZE)
+VYRE_ABI_MIN_SIZE(vyre_extension, VYRE_EXTENSION_V1_1_SIZE)
 
-#undef VYRE_ABI_V1_SIZE
-
-static_assert(v1_size<vyre_error>() == VYRE_ERROR_V1_SIZE);
-static_assert(v1_size<vyre_host_info>() == VYRE_HOST_INFO_V1_SIZE);
-static_assert(v1_size<vyre_backend_info>() == VYRE_BACKEND_INFO_V1_SIZE);
-static_assert(v1_size<vyre_backend_fns>() == VYRE_BACKEND_FNS_V1_SIZE);
+#undef VYRE_ABI_MIN_SIZE
 
 // The struct_size field of whatever `p` points at (every ABI struct starts with it).
 inline std::size_t struct_size_of(const void* p) {
@@ -69,13 +65,13 @@ inline std::size_t struct_size_of(const void* p) {
   return size;
 }
 
-// Throw VYRE_ERR_ABI when `size` is below the 1.0 size of T.
+// Throw VYRE_ERR_ABI when `size` is below min_size<T>().
 template <class T>
-void require_v1_size(std::size_t size, std::string_view what) {
-  if (size >= v1_size<T>()) return;
+void require_min_size(std::size_t size, std::string_view what) {
+  if (size >= min_size<T>()) return;
   throw Error::make(VYRE_ERR_ABI,
                     std::string(what) + " has struct_size " + std::to_string(size) +
-                        ", below the ABI 1.0 size " + std::to_string(v1_size<T>()),
+                        ", below the smallest size ABI 1.x accepts, " + std::to_string(min_size<T>()),
                     "set struct_size to sizeof of the struct from the vyre/backend_abi.h you build "
                     "against (ABI 1.x)");
 }
@@ -89,7 +85,7 @@ T read_struct(const T* p, std::string_view what) {
     throw Error::make(VYRE_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL",
                       "pass a pointer to a filled struct");
   const std::size_t size = struct_size_of(p);
-  require_v1_size<T>(size, what);
+  require_min_size<T>(size, what);
   T out{};
   std::memcpy(&out, p, std::min(size, sizeof(T)));
   out.struct_size = sizeof(T);
@@ -102,7 +98,7 @@ void check_out_struct(const T* p, std::string_view what) {
   if (p == nullptr)
     throw Error::make(VYRE_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL",
                       "pass a struct with struct_size set to its size");
-  require_v1_size<T>(struct_size_of(p), what);
+  require_min_size<T>(struct_size_of(p), what);
 }
 
 // Write `full` into the caller's out-struct, truncated to the caller's struct_size; struct_size
@@ -130,7 +126,7 @@ class StridedArray {
                         std::string(what) + " is NULL but its count is " + std::to_string(count),
                         "pass the array, or a count of 0");
     stride_ = struct_size_of(data);
-    require_v1_size<T>(stride_, what);
+    require_min_size<T>(stride_, what);
   }
 
   std::size_t size() const { return count_; }

@@ -29,6 +29,12 @@ class Error : public std::runtime_error {
 // Throw Error::make(code, problem, fix).
 [[noreturn]] void fail(vyre_status code, std::string_view problem, std::string_view fix);
 
+// The exception being handled, as an Error with a stable code and a "Fix:" sentence, for the tools'
+// outermost catch: an Error as it is; std::bad_alloc as VYRE_ERR_OUT_OF_MEMORY; std::ios_base::failure
+// (basic_filebuf errors) and std::filesystem::filesystem_error as VYRE_ERR_IO; anything else as
+// VYRE_ERR_INTERNAL. Call only inside a catch block.
+Error current_exception_as_error();
+
 // "invalid_argument", "out_of_memory", ... (stable names for logs and the CLI).
 std::string_view status_name(vyre_status code);
 

@@ -206,6 +206,9 @@ struct DispatchConfig {
   std::optional<std::array<std::uint32_t, 3>> grid;
   std::optional<std::array<std::uint32_t, 3>> workgroup_override;
   std::uint32_t fixpoint_iterations = 1;  // >= 1
+  // ABI 1.1: the work must finish within this many ns of the call that starts it, else it stops
+  // with VYRE_ERR_TIMEOUT (backends with VYRE_CAP_DEADLINE).
+  std::optional<std::uint64_t> time_limit_ns;
 
   friend bool operator==(const DispatchConfig&, const DispatchConfig&) = default;
 };

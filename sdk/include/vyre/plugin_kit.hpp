@@ -32,6 +32,7 @@
 #include "vyre/error.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/ir.hpp"
+#include "vyre/shard.hpp"
 
 namespace vyre::kit {
 
@@ -66,21 +67,50 @@ class CompiledProgram {
   bool grid_sync_ = false;
 };
 
-// A resident buffer. Backends derive from it to hold the device allocation.
+// A resident buffer. Backends derive from it to hold the device allocation, or imported memory
+// (resident_import).
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(std::uint64_t byte_len) : byte_len_(byte_len) {}
-  virtual ~DeviceBuffer() = default;
+  // For imported memory, calls the caller's release callback (once; after the derived destructor,
+  // so a backend's destructor must not return before the last work on the memory finished).
+  virtual ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   std::uint64_t byte_len() const { return byte_len_; }
+  // Imported with VYRE_EXTERNAL_READ_ONLY: the kit refuses writable bindings and uploads.
+  bool read_only() const { return read_only_; }
   // Dispatches in flight that use this buffer; the kit refuses resident_free while > 0
   // (VYRE_ERR_BUSY). Backends increment it when they enqueue work and decrement on completion.
   std::atomic<std::uint32_t> in_flight{0};
 
+  // Called by the kit once an import succeeded; never by backends.
+  void adopt_external(vyre_release_fn release, void* release_user, bool read_only) noexcept;
+
  private:
   std::uint64_t byte_len_;
+  vyre_release_fn release_ = nullptr;
+  void* release_user_ = nullptr;
+  bool read_only_ = false;
+};
+
+// Memory the caller owns, to wrap as a DeviceBuffer (resident_import). The kit has checked the
+// flags, that byte_len > 0, and that address is a multiple of the profile's external_alignment;
+// the backend checks the kind and what only its driver can tell (device, allocation length).
+struct ImportRequest {
+  std::uint32_t kind = VYRE_MEMORY_DEVICE;  // VYRE_MEMORY_*
+  std::uint64_t address = 0;
+  std::uint64_t byte_len = 0;
+  bool read_only = false;
+};
+
+// Where a DeviceBuffer's memory is (resident_export); the kit adds byte_len and flags.
+struct MemoryLocation {
+  std::uint32_t kind = VYRE_MEMORY_DEVICE;  // VYRE_MEMORY_*
+  std::int32_t dlpack_device_type = VYRE_DLPACK_CPU;  // VYRE_DLPACK_*
+  std::int32_t device_id = 0;
+  std::uint64_t address = 0;
 };
 
 // An asynchronous dispatch. Methods throw vyre::Error when the work failed.
@@ -89,6 +119,10 @@ class Pending {
   virtual ~Pending() = default;  // must wait for the work (output memory is borrowed)
   virtual bool poll() = 0;                         // true once finished
   virtual bool wait(std::uint64_t timeout_ns) = 0;  // true once finished; false on timeout
+  // Ask the work to stop and return at once (pending_cancel): unfinished work then ends with
+  // VYRE_ERR_CANCELLED, finished work keeps its outcome, a second call changes nothing.
+  // Default: VYRE_ERR_UNSUPPORTED (backends with VYRE_CAP_CANCEL override it).
+  virtual void cancel();
 };
 
 // A pending dispatch that already finished (synchronous backends), holding its outcome.
@@ -98,6 +132,7 @@ class CompletedPending final : public Pending {
   explicit CompletedPending(Error failure) : failure_(std::move(failure)) {}
   bool poll() override;
   bool wait(std::uint64_t timeout_ns) override;
+  void cancel() override {}  // already finished: the outcome stays
 
  private:
   std::optional<Error> failure_;
@@ -142,6 +177,10 @@ struct ResidentDispatch {
   LaunchGeometry geometry;
   std::vector<std::uint64_t> buffer_elements;  // per declared buffer
   std::vector<CheckedBinding> bindings;               // per declared buffer; empty for workgroup buffers
+  // Set only by a sharded group dispatch (vyre/shard.hpp), and so only for backends that create
+  // groups: run just these workgroups along x (every y and z) of `geometry`, with the global
+  // WorkgroupId/InvocationId/NumWorkgroups; an empty range runs nothing.
+  std::optional<ShardRange> shard;
 };
 
 struct CheckedWrite {
@@ -234,6 +273,13 @@ class BackendImpl {
   // Called for pipelines this backend created; the default calls dispatch().
   virtual void pipeline_dispatch(CompiledPipeline& pipeline, const HostDispatch& dispatch);
 
+  // Wrap caller-owned memory (see ImportRequest) without copying; never free it. Default:
+  // VYRE_ERR_UNSUPPORTED. A backend that imports also reports device_profile's external_alignment.
+  virtual std::shared_ptr<DeviceBuffer> resident_import(const ImportRequest& memory);
+  // The native location of `buffer`'s memory, after every earlier work on it finished. Default:
+  // VYRE_ERR_UNSUPPORTED.
+  virtual MemoryLocation resident_export(DeviceBuffer& buffer);
+
   // Default: no counters.
   virtual std::vector<Counter> metrics();
   virtual void metrics_reset();
@@ -251,7 +297,14 @@ struct PluginSpec {
   std::function<std::unique_ptr<BackendImpl>(const CreateOptions&)> create;
   // Optional: emit an AOT bundle. `instance` is null when called without one.
   std::function<std::vector<AotFile>(BackendImpl* instance, const AotRequest&)> aot_emit;
+  // Optional: the first extension of the table's chain (backend_abi.h, "Extensions"); it and
+  // everything it links must live as long as the library.
+  const vyre_extension* extensions = nullptr;
 };
+
+// The capability flags a list of op ids implies: F16, BF16, F64, INT64, SUBGROUP, GRID_SYNC and
+// ATOMICS, each when some op involves its type or family. A plugin ORs in its runtime's flags.
+std::uint64_t op_capabilities(const std::vector<std::string>& op_ids);
 
 // Fill `info` from `spec` (which must outlive the library) and install the kit's function table.
 // Catches everything; never throws.

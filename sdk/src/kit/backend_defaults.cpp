@@ -1,4 +1,4 @@
-// The default implementations of vyre::kit::BackendImpl.
+// The default implementations of vyre::kit::BackendImpl (and Pending::cancel).
 #include <chrono>
 #include <string>
 
@@ -80,6 +80,16 @@ std::shared_ptr<CompiledPipeline> BackendImpl::pipeline_create(std::shared_ptr<c
 }
 
 void BackendImpl::pipeline_dispatch(CompiledPipeline&, const HostDispatch& dispatch) { this->dispatch(dispatch); }
+
+std::shared_ptr<DeviceBuffer> BackendImpl::resident_import(const ImportRequest&) {
+  unsupported("external memory (resident_import)");
+}
+
+MemoryLocation BackendImpl::resident_export(DeviceBuffer&) {
+  unsupported("external memory (resident_export)");
+}
+
+void Pending::cancel() { unsupported("cancellation (pending_cancel)"); }
 
 std::vector<Counter> BackendImpl::metrics() { return {}; }
 

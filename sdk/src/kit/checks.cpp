@@ -38,14 +38,20 @@ std::uint64_t bound_elements(const BufferDecl& buffer, std::uint64_t byte_len,
   return elements;
 }
 
-void check_config_ops(const DispatchConfig& config) {
+void check_config_supported(const DispatchConfig& config) {
+  if (config.time_limit_ns && (plugin_spec().capabilities & VYRE_CAP_DEADLINE) == 0)
+    fail(VYRE_ERR_UNSUPPORTED,
+         "backend '" + plugin_id() + "' cannot stop work at a deadline (no VYRE_CAP_DEADLINE), so "
+         "it refuses a dispatch config with a time limit",
+         "dispatch without VYRE_CONFIG_HAS_TIME_LIMIT (and wait with a timeout instead), or use a "
+         "backend with the deadline capability");
   if (config.fixpoint_iterations <= 1) return;
   require_declared_ops({"dispatch.fixpoint"});
 }
 
 LaunchGeometry checked_geometry(const CompiledProgram& program, const DispatchConfig& config,
                                 std::span<const std::uint64_t> buffer_elements) {
-  check_config_ops(config);
+  check_config_supported(config);
   return resolve_geometry(program.program(), config, buffer_elements, program.traits());
 }
 

@@ -14,12 +14,13 @@ namespace vyre::kit::detail {
 // messages ("input", "binding").
 std::uint64_t bound_elements(const BufferDecl& buffer, std::uint64_t byte_len, std::string_view role);
 
-// resolve_geometry plus the op check for dispatch.fixpoint (compile checked every other op).
+// resolve_geometry plus check_config_supported (compile checked every other op).
 LaunchGeometry checked_geometry(const CompiledProgram& program, const DispatchConfig& config,
                                 std::span<const std::uint64_t> buffer_elements);
 
-// Throws VYRE_ERR_UNSUPPORTED when config needs dispatch.fixpoint and the plugin lacks it.
-void check_config_ops(const DispatchConfig& config);
+// Throws VYRE_ERR_UNSUPPORTED when config needs dispatch.fixpoint and the plugin lacks it, or has a
+// time limit and the plugin lacks VYRE_CAP_DEADLINE.
+void check_config_supported(const DispatchConfig& config);
 
 // "'name' (buffer 2, u32)"
 std::string describe(const BufferDecl& buffer, std::size_t index);

@@ -63,6 +63,7 @@ AotRequest make_request(const vyre_aot_args& a) {
   request.program = decode_wire(std::span<const std::uint8_t>(a.wire, a.wire_len));
   validate_or_throw(request.program);
   request.config = abi::from_abi(a.config);
+  request.config.time_limit_ns.reset();  // a bundle has no call to time (backend_abi.h)
   require_declared_ops(ops_used(request.program, request.config));
   request.fingerprint = fingerprint(request.program);
   if (a.target != nullptr) request.target = std::string(a.target);

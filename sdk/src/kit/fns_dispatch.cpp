@@ -1,4 +1,5 @@
-// Function-table slots: host dispatch (sync, async, timed) and pending handles.
+// Function-table slots: host dispatch (sync, async, timed) and pending handles (poll, wait,
+// cancel, release).
 #include <string>
 
 #include "call_helpers.hpp"
@@ -26,8 +27,6 @@ CheckedDispatch check_dispatch(Instance& instance, const vyre_dispatch_args* arg
                                     out.args.output_count);
   return out;
 }
-
-
 
 }  // namespace
 
@@ -94,6 +93,14 @@ vyre_status pending_wait(vyre_backend* backend, vyre_pending* pending, uint64_t 
     fail(VYRE_ERR_TIMEOUT,
          "the dispatch is still running after " + std::to_string(timeout_ns) + " ns",
          "wait longer (UINT64_MAX waits for ever) or poll again later");
+  });
+}
+
+vyre_status pending_cancel(vyre_backend* backend, vyre_pending* pending, vyre_error** error) {
+  return guard(error, [&] {
+    std::shared_ptr<Instance> instance = find_instance(backend);
+    std::shared_ptr<PendingEntry> entry = instance->pendings.get(from_handle(pending));
+    entry->pending->cancel();
   });
 }
 

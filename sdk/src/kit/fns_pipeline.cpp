@@ -54,7 +54,7 @@ vyre_status pipeline_create(vyre_backend* backend, const vyre_pipeline_args* arg
     const vyre_pipeline_args a = abi::read_struct(args, "vyre_pipeline_args");
     std::shared_ptr<const CompiledProgram> program = instance->programs.get(from_handle(a.program));
     const DispatchConfig config = abi::from_abi(a.config);
-    check_config_ops(config);
+    check_config_supported(config);
     check_pipeline_flags(*program, a.flags);
     auto entry = std::make_shared<PipelineEntry>();
     entry->pipeline = instance->backend().pipeline_create(program, config, a.flags);

@@ -16,6 +16,7 @@ struct State {
   const PluginSpec* spec = nullptr;
   std::unordered_set<std::string> ops;
   std::vector<const char*> op_pointers;
+  vyre_backend_fns table{};
   std::atomic<vyre_log_fn> log{nullptr};
   std::atomic<void*> log_user{nullptr};
 };
@@ -84,10 +85,12 @@ void require_declared_ops(const std::vector<std::string>& ops) {
        "let the registry route it");
 }
 
-void install_spec(const PluginSpec& spec) {
+void install_spec(const PluginSpec& spec, const vyre_backend_fns& table) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (s.spec == &spec) return;
+  s.table = table;
+  s.table.extensions = spec.extensions;
   s.ops.clear();
   s.op_pointers.clear();
   for (const std::string& id : spec.op_ids) {
@@ -98,6 +101,8 @@ void install_spec(const PluginSpec& spec) {
 }
 
 const std::vector<const char*>& op_id_pointers() { return state().op_pointers; }
+
+const vyre_backend_fns* function_table() { return &state().table; }
 
 void install_host_log(vyre_log_fn log, void* user) noexcept {
   State& s = state();

@@ -1,5 +1,6 @@
 // What the kit remembers about the one plugin it is linked into: the PluginSpec given to
-// register_backend (one spec per library), its op set, and the host's log callback.
+// register_backend (one spec per library), its op set, its function table, and the host's log
+// callback.
 #pragma once
 
 #include <string>
@@ -21,9 +22,12 @@ std::vector<std::string> undeclared_ops(const std::vector<std::string>& ops);
 // Throw VYRE_ERR_UNSUPPORTED naming every op of `ops` the plugin does not declare.
 void require_declared_ops(const std::vector<std::string>& ops);
 
-// Install `spec` (kept by pointer) and fill the op-id pointer array returned by op_id_pointers().
-void install_spec(const PluginSpec& spec);
+// Install `spec` (kept by pointer), fill the op-id pointer array returned by op_id_pointers(), and
+// keep `table` with the spec's extension chain as the table function_table() returns.
+void install_spec(const PluginSpec& spec, const vyre_backend_fns& table);
 const std::vector<const char*>& op_id_pointers();
+// The installed table; lives as long as the library.
+const vyre_backend_fns* function_table();
 
 void install_host_log(vyre_log_fn log, void* user) noexcept;
 

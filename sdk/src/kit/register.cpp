@@ -7,36 +7,18 @@ namespace vyre::kit {
 
 namespace {
 
-const vyre_backend_fns kFunctionTable = {
-    sizeof(vyre_backend_fns),
-    &detail::error_release,
-    &detail::create,
-    &detail::destroy,
-    &detail::device_profile,
-    &detail::program_compile,
-    &detail::program_release,
-    &detail::dispatch,
-    &detail::dispatch_async,
-    &detail::dispatch_timed,
-    &detail::pending_poll,
-    &detail::pending_wait,
-    &detail::pending_release,
-    &detail::resident_alloc,
-    &detail::resident_free,
-    &detail::resident_byte_len,
-    &detail::resident_upload,
-    &detail::resident_download,
-    &detail::dispatch_resident,
-    &detail::dispatch_resident_timed,
-    &detail::sequence_run,
-    &detail::pipeline_create,
-    &detail::pipeline_dispatch,
-    &detail::pipeline_release,
-    &detail::aot_emit,
-    &detail::aot_release,
-    &detail::metrics_snapshot,
-    &detail::metrics_reset,
-};
+// Every slot points at the kit's function of the same name; the data members start empty.
+vyre_backend_fns make_function_table() {
+  vyre_backend_fns table{};
+  table.struct_size = sizeof table;
+#define VYRE_KIT_INSTALL_SLOT(ret, name, params) table.name = &detail::name;
+#define VYRE_KIT_NO_FIELD(type, name)
+  VYRE_BACKEND_FNS(VYRE_KIT_INSTALL_SLOT, VYRE_KIT_NO_FIELD)
+#undef VYRE_KIT_INSTALL_SLOT
+#undef VYRE_KIT_NO_FIELD
+  return table;
+}
+
 
 vyre_backend_info base_info() {
   vyre_backend_info info{};
@@ -56,7 +38,7 @@ vyre_status refuse(vyre_backend_info* info, vyre_status code, const char* failur
 // Nullptr when the host is acceptable, else a static reason.
 const char* host_problem(const vyre_host_info* host) noexcept {
   if (host == nullptr) return nullptr;
-  if (abi::struct_size_of(host) < abi::v1_size<vyre_host_info>())
+  if (abi::struct_size_of(host) < abi::min_size<vyre_host_info>())
     return "the host's vyre_host_info is smaller than ABI 1.0. Fix: rebuild the host against "
            "vyre/backend_abi.h 1.x.";
   if (host->abi_major != VYRE_ABI_VERSION_MAJOR)
@@ -70,11 +52,11 @@ const char* host_problem(const vyre_host_info* host) noexcept {
 vyre_status register_backend(const PluginSpec& spec, const vyre_host_info* host,
                              vyre_backend_info* info) noexcept {
   if (info == nullptr) return VYRE_ERR_INVALID_ARGUMENT;
-  if (abi::struct_size_of(info) < abi::v1_size<vyre_backend_info>()) return VYRE_ERR_ABI;
+  if (abi::struct_size_of(info) < abi::min_size<vyre_backend_info>()) return VYRE_ERR_ABI;
   if (const char* problem = host_problem(host)) return refuse(info, VYRE_ERR_ABI, problem);
   try {
     if (host != nullptr) detail::install_host_log(host->log, host->log_user);
-    detail::install_spec(spec);
+    detail::install_spec(spec, make_function_table());
     vyre_backend_info full = base_info();
     full.id = spec.id.c_str();
     full.version = spec.version.c_str();
@@ -82,7 +64,7 @@ vyre_status register_backend(const PluginSpec& spec, const vyre_host_info* host,
     full.capabilities = spec.capabilities;
     full.op_ids = detail::op_id_pointers().data();
     full.op_count = detail::op_id_pointers().size();
-    full.fns = &kFunctionTable;
+    full.fns = detail::function_table();
     abi::write_out_struct(full, info);
     return VYRE_OK;
   } catch (...) {

@@ -26,6 +26,12 @@ CheckedBinding bind_resident(Instance& instance, const BufferDecl& buffer, std::
   } catch (const Error& e) {
     throw Error(e.code(), "binding of " + describe(buffer, index) + ": " + e.what());
   }
+  if (out.resident->read_only() && buffer.access != Access::Read && buffer.access != Access::Uniform)
+    fail(VYRE_ERR_INVALID_ARGUMENT,
+         "binding of " + describe(buffer, index) + " is a read-only imported buffer but the buffer is " +
+             std::string(access_name(buffer.access)),
+         "bind read-only memory only to read or uniform buffers, or import it without "
+         "VYRE_EXTERNAL_READ_ONLY");
   out.elements = bound_elements(buffer, out.resident->byte_len(), "binding");
   return out;
 }
@@ -135,6 +141,10 @@ std::vector<CheckedWrite> make_writes(Instance& instance, const vyre_resident_wr
     CheckedWrite write;
     write.dst = instance.residents.get(from_handle(w.dst));
     check_range(*write.dst, w.offset, w.byte_len, "writes", i);
+    if (write.dst->read_only())
+      fail(VYRE_ERR_INVALID_ARGUMENT,
+           "writes[" + std::to_string(i) + "] uploads into a read-only imported buffer",
+           "upload into buffers you allocated, or import the memory without VYRE_EXTERNAL_READ_ONLY");
     if (w.data == nullptr && w.byte_len > 0)
       fail(VYRE_ERR_INVALID_ARGUMENT, "writes[" + std::to_string(i) + "] has data NULL",
            "pass the bytes to upload");

@@ -1,5 +1,5 @@
 // CI check: every program lowered for every op the emitter declares (conform's op programs) and the
-// structure corpus assembles with ptxas. Modules are merged into batches (one ptxas process per
+// structure corpus (also its sharded variants) assembles with ptxas. Modules are merged into batches (one ptxas process per
 // batch) and the batches run in parallel; a failing batch is re-run module by module so that the
 // report names the op. Skips (exit 77) only when CMake found no ptxas.
 #include <doctest/doctest.h>
@@ -66,12 +66,14 @@ std::string assemble(const std::string& ptxas, const std::string& target, const 
 }
 
 std::vector<Module> lower_corpus(const std::vector<ptx_test::CorpusProgram>& corpus,
-                                 const vyre::cuda::Target& target, std::vector<std::string>& errors) {
+                                 const vyre::cuda::Target& target, std::vector<std::string>& errors,
+                                 const vyre::cuda::LowerOptions& options = {}) {
   std::vector<Module> modules;
   for (const auto& entry : corpus) {
     try {
       vyre::validate_or_throw(entry.program);
-      modules.push_back({entry.label, vyre::cuda::lower(entry.program, target).ptx});
+      const std::string label = options.sharded ? entry.label + " (sharded)" : entry.label;
+      modules.push_back({label, vyre::cuda::lower(entry.program, target, options).ptx});
     } catch (const std::exception& e) {
       errors.push_back(entry.label + ": " + e.what());
     }
@@ -149,9 +151,12 @@ TEST_CASE("every lowered op program assembles with ptxas") {
     CHECK(modules.back().size() >= vyre::cuda::lowered_ops(target).size());
     MESSAGE("lowered " << modules.back().size() << " programs for " << name);
   }
+  // The sharded variants (group dispatch) of the structure corpus, for the device's target.
+  modules.push_back(lower_corpus(ptx_test::structure_corpus(), vyre::cuda::parse_target("sm_90"),
+                                 lowering_errors, vyre::cuda::LowerOptions{.sharded = true}));
   for (const auto& error : lowering_errors) FAIL_CHECK(error);
   for (std::size_t t = 0; t < modules.size(); ++t) {
-    auto more = make_batches(modules[t], names[t]);
+    auto more = make_batches(modules[t], t < std::size(names) ? names[t] : "sm_90");
     batches.insert(batches.end(), more.begin(), more.end());
   }
   auto failures = assemble_batches(ptxas, batches, dir);

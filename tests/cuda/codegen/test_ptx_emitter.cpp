@@ -386,3 +386,81 @@ TEST_CASE("elementwise programs get a vectorised entry; others do not") {
     b.store(y, i, var("v") + y[j]);
   }));
 }
+
+TEST_CASE("sharded modules: every entry takes workgroup_base and grid_x, and the x ids use them") {
+  const cuda::LowerOptions sharded{.sharded = true};
+  for (const auto& [label, plain] : lowered_corpus()) {
+    INFO(label);
+    for (const auto& entry : all_entries(plain)) {
+      CHECK(std::none_of(entry.params.begin(), entry.params.end(), [](const cuda::KernelParam& p) {
+        return p.kind == cuda::ParamKind::WorkgroupBase || p.kind == cuda::ParamKind::GridX;
+      }));
+    }
+  }
+  for (const auto& corpus_program : ptx_test::structure_corpus()) {
+    INFO(corpus_program.label);
+    const auto lowered = cuda::lower(corpus_program.program, kSm90, sharded);
+    const auto texts = ptx_test::entries(lowered.ptx);
+    for (const auto& entry : all_entries(lowered)) {
+      const auto& params = entry.params;
+      // Layout item 5: right after tail_guard, before the grid barrier.
+      auto tail = std::find_if(params.begin(), params.end(),
+                               [](const auto& p) { return p.kind == cuda::ParamKind::TailGuard; });
+      REQUIRE(tail != params.end());
+      REQUIRE(params.end() - tail >= 3);
+      CHECK(tail[1].kind == cuda::ParamKind::WorkgroupBase);
+      CHECK(tail[2].kind == cuda::ParamKind::GridX);
+      const auto& text = find_entry(texts, entry.name);
+      REQUIRE(text.params.size() == params.size());
+      for (std::size_t i = 0; i < params.size(); ++i) CHECK(text.params[i] == expected_param(params[i]));
+    }
+  }
+}
+
+TEST_CASE("a sharded entry adds workgroup_base to %ctaid.x and reads NumWorkgroups.x from grid_x") {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto y = b.buffer("y", Access::Output, Type::U32, 64);
+  b.barrier();  // full-workgroup mode: no elementwise entry, no tail guard
+  b.store(y, invocation_id(0), workgroup_id(0) + num_workgroups(0));
+  const auto program = b.build();
+  const auto plain = cuda::lower(program, kSm90);
+  const auto sharded = cuda::lower(program, kSm90, cuda::LowerOptions{.sharded = true});
+  CHECK(contains(plain.ptx, "%nctaid.x"));
+  CHECK_FALSE(contains(plain.ptx, "p_workgroup_base"));
+  CHECK_FALSE(contains(sharded.ptx, "%nctaid.x"));  // NumWorkgroups.x is the parameter
+  const auto texts = ptx_test::entries(sharded.ptx);
+  const auto& whole = find_entry(texts, "vyre_main");
+  const auto loads_base = std::count_if(whole.instructions.begin(), whole.instructions.end(), [](const auto& i) {
+    return contains(i, "ld.param.u32") && contains(i, "[p_workgroup_base]");
+  });
+  CHECK(loads_base == 1);
+  // Two x ids (InvocationId.x and WorkgroupId.x), each %ctaid.x plus the base.
+  auto adds = [](const ptx_test::EntryText& entry) {
+    return std::count_if(entry.instructions.begin(), entry.instructions.end(),
+                         [](const auto& i) { return ptx_test::opcode(i) == "add.u32"; });
+  };
+  const auto plain_texts = ptx_test::entries(plain.ptx);
+  CHECK(adds(whole) == adds(find_entry(plain_texts, "vyre_main")) + 2);
+}
+
+TEST_CASE("a sharded elementwise entry starts at workgroup_base * workgroup.x and checks vector alignment") {
+  const auto lowered = cuda::lower(elementwise(), kSm90, cuda::LowerOptions{.sharded = true});
+  REQUIRE(lowered.elementwise.has_value());
+  const auto texts = ptx_test::entries(lowered.ptx);
+  const auto& text = find_entry(texts, "vyre_elementwise");
+  auto has = [&](std::string_view opcode, std::string_view operand) {
+    return std::any_of(text.instructions.begin(), text.instructions.end(), [&](const auto& i) {
+      return ptx_test::opcode(i) == opcode && contains(i, operand);
+    });
+  };
+  CHECK(has("ld.param.u32", "[p_workgroup_base]"));
+  CHECK(has("shl.b64", ", 2;"));  // base % 4 joins the alignment bits
+  // One more wide multiply than the plain entry: workgroup_base * %ntid.x.
+  auto wide_multiplies = [](const ptx_test::EntryText& entry) {
+    return std::count_if(entry.instructions.begin(), entry.instructions.end(),
+                         [](const auto& i) { return ptx_test::opcode(i) == "mul.wide.u32"; });
+  };
+  const auto plain_texts = ptx_test::entries(cuda::lower(elementwise(), kSm90).ptx);
+  CHECK(wide_multiplies(text) == wide_multiplies(find_entry(plain_texts, "vyre_elementwise")) + 1);
+}

@@ -1,5 +1,5 @@
 // Accuracy of the math library, checked on the CPU twin of every PTX function (the same
-// instruction sequence, see plugins/cuda/src/math/cpu_backend.hpp):
+// instruction sequence, see plugins/shared/math/cpu_backend.hpp):
 //   - C99 Annex F / SPEC special values, bit for bit (any NaN matches NaN);
 //   - the witnesses of each function (edges and branch points) within the SPEC §5 ULP bound,
 //     with +-0, +-inf and NaN exact in both directions;
@@ -51,20 +51,20 @@ TEST_CASE("special values are exact") {
 }
 
 TEST_CASE("witnesses are within the ULP bound") {
-  for (vyre::UnOp op : vyre::cuda::math::kLibraryOps) {
+  for (vyre::UnOp op : vyre::math::kLibraryOps) {
     check_sweep(op, false, sweep_f32_inputs(op, witnesses_f32(op)));
     check_sweep(op, true, sweep_f64_inputs(op, witnesses_f64(op), 1));
   }
 }
 
 TEST_CASE("f32: a stratified sample of all bit patterns is within the ULP bound") {
-  for (vyre::UnOp op : vyre::cuda::math::kLibraryOps) {
+  for (vyre::UnOp op : vyre::math::kLibraryOps) {
     check_sweep(op, false, sweep_f32(op, 0, std::uint64_t{1} << 32, kF32Stride, threads()));
   }
 }
 
 TEST_CASE("f64: seeded random inputs are within the ULP bound") {
-  for (vyre::UnOp op : vyre::cuda::math::kLibraryOps) {
+  for (vyre::UnOp op : vyre::math::kLibraryOps) {
     check_sweep(op, true, sweep_f64_inputs(op, random_f64_inputs(op, kF64Samples, kSeed), threads()));
   }
 }

@@ -33,7 +33,7 @@ void atan_inverse(mpz_t out, unsigned long n, unsigned long bits) {
 }  // namespace
 
 TEST_CASE("the 2/pi table holds the bits of 2/pi") {
-  const auto& table = vyre::cuda::math::two_over_pi_table();
+  const auto& table = vyre::math::two_over_pi_table();
   const unsigned long words = table.words.size() - 1;  // word 0 is padding
   const unsigned long guard = 64;
   const unsigned long bits = 64 * words + guard;

@@ -1,4 +1,4 @@
-// vyre-math-check: the accuracy certification of the CUDA math library (plugins/cuda/src/math),
+// vyre-math-check: the accuracy certification of the math library (plugins/shared/math, as the CUDA plugin emits it),
 // run on the CPU twin of each PTX function (bit-identical instruction sequences).
 //
 //   vyre-math-check [--function NAME[,NAME...]] [--threads N] [--f32-stride N]
@@ -96,7 +96,7 @@ std::vector<Job> jobs(const Options& o) {
   for (const std::string& name : o.functions) {
     bool matched = false;
     for (bool f64 : {false, true}) {
-      for (vyre::UnOp op : vyre::cuda::math::kLibraryOps) {
+      for (vyre::UnOp op : vyre::math::kLibraryOps) {
         const bool all = name == "all" || (name == "all_f32" && !f64) || (name == "all_f64" && f64);
         if (all || name == function_label(op, f64)) {
           out.push_back({op, f64});

@@ -42,7 +42,7 @@ constexpr std::uint32_t kWordBound = 100000;
 TEST_CASE("the plugin opens the fake driver, probes the device and prepares the JIT cache") {
   FakeScope scope(Kernel::None);
   const vyre_device_profile profile = fake().device_profile();
-  CHECK(std::string(profile.name) == "Fake CUDA Device");
+  CHECK(std::string(profile.name) == "Fake CUDA Device 0");
   CHECK(std::string(profile.target) == "sm_90");
   CHECK(profile.compute_major == 9);
   CHECK(profile.multiprocessors == 132);
@@ -64,7 +64,9 @@ TEST_CASE("create honours the device ordinal and fails with NO_DEVICE and a Fix 
   {
     ScopedEnv devices("FAKE_CUDA_DEVICES", "2");
     ScopedEnv ordinal("VYRE_CUDA_DEVICE_ORDINAL", "1");
-    CHECK(open_backend("cuda").device_profile().multiprocessors == 132);
+    const vyre_device_profile second = open_backend("cuda").device_profile();
+    CHECK(std::string(second.name) == "Fake CUDA Device 1");  // the instance runs on ordinal 1
+    CHECK(second.multiprocessors == 132);
     vyre::CreateOptions options;
     options.device_ordinal = 2;
     CHECK(expect_error([&] { open_backend("cuda", options); }, VYRE_ERR_NO_DEVICE).find("2 device(s)") != std::string::npos);

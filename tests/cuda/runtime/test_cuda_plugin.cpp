@@ -64,14 +64,14 @@ TEST_CASE("the cuda plugin registers without a driver") {
   CHECK(plugin.id == "cuda");
   CHECK(plugin.rank == 5);
   REQUIRE(plugin.fns != nullptr);
-  CHECK(plugin.fns->struct_size >= VYRE_BACKEND_FNS_V1_SIZE);
+  CHECK(plugin.fns->struct_size >= VYRE_BACKEND_FNS_V1_0_SIZE);
 
   const std::uint64_t runtime_caps = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_TIMED |
                                      VYRE_CAP_RESIDENT | VYRE_CAP_SEQUENCE |
                                      VYRE_CAP_COMPILED_PIPELINE | VYRE_CAP_GRAPH_REPLAY;
   CHECK((plugin.capabilities & runtime_caps) == runtime_caps);
   CHECK((plugin.capabilities & VYRE_CAP_REFERENCE_ORACLE) == 0);
-  CHECK((plugin.capabilities & ~VYRE_CAP_ALL_V1) == 0);
+  CHECK((plugin.capabilities & ~VYRE_CAP_ALL_V1_1) == 0);
 }
 
 TEST_CASE("every declared op is a catalog op, declared once, and capabilities follow the ops") {

@@ -14,6 +14,8 @@
 //   report_then_exit   the same, then _exit(0)
 //   setsid_register    vyre_backend_register hangs; a grandchild that called setsid() hangs too
 //   daemon_register    starts a daemon (fork, setsid, fork) that hangs, then registers normally
+//   zombie_register    forks a child that exits at once and is never reaped, then registers
+//                      normally (a dead child is not a process left running: it passes)
 //   kill_parent        vyre_backend_register kills its parent process, then hangs
 //   crash_unload       registers; a static destructor crashes when the library is unloaded
 //   detect_verify      records its argv and environment (as NUL-separated files in
@@ -203,6 +205,7 @@ extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_
   if (HOSTILE_IS("hang_register")) hang_with_grandchild(false);
   if (HOSTILE_IS("setsid_register")) hang_with_grandchild(true);
   if (HOSTILE_IS("daemon_register")) start_daemon();
+  if (HOSTILE_IS("zombie_register") && ::fork() == 0) ::_exit(0);
   if (HOSTILE_IS("kill_parent")) {
     record_pid("child");
     ::kill(::getppid(), SIGKILL);

@@ -19,6 +19,10 @@ const char* param_kind_name(ParamKind kind) {
       return "dispatch_n";
     case ParamKind::TailGuard:
       return "tail_guard";
+    case ParamKind::WorkgroupBase:  // sharded modules only; bundles hold unsharded ones
+      return "workgroup_base";
+    case ParamKind::GridX:
+      return "grid_x";
     case ParamKind::GridBarrier:
       return "grid_barrier";
   }

@@ -2,6 +2,7 @@
 // linear thread ids (x fastest, then y, z), so %laneid is `local linear id % 32` (SEMANTICS).
 #include <string>
 
+#include "codegen/entry_parts.hpp"
 #include "codegen/expressions.hpp"
 #include "codegen/memory_access.hpp"
 #include "vyre/error.hpp"
@@ -25,10 +26,22 @@ Value special(FunctionEmitter& f, std::string_view name, char axis) {
   return v;
 }
 
+// WorkgroupId: global in sharded entries (the launch's workgroup_base added along x).
+Value workgroup_id(FunctionEmitter& f, char axis) {
+  if (axis == 'x') return Value{workgroup_id_x(f), Type::U32};
+  return special(f, "ctaid", axis);
+}
+
+// NumWorkgroups: the whole dispatch's grid_x along x in sharded entries, not the launch's.
+Value num_workgroups(FunctionEmitter& f, char axis) {
+  if (axis == 'x' && !f.params.grid_x.empty()) return Value{f.params.grid_x, Type::U32};
+  return special(f, "nctaid", axis);
+}
+
 Value invocation_id(FunctionEmitter& f, char axis) {
   if (axis == 'x' && f.lane != nullptr) return Value{f.lane->invocation_x, Type::U32};
   Value local = special(f, "tid", axis);
-  Value group = special(f, "ctaid", axis);
+  Value group = workgroup_id(f, axis);
   Value size = special(f, "ntid", axis);
   Value v = f.value(Type::U32);
   f.ins("mad.lo.u32 {}, {}, {}, {};", v.reg, group.reg, size.reg, local.reg);
@@ -48,8 +61,8 @@ Value emit_builtin(FunctionEmitter& f, const Expr& expr) {
   switch (expr.kind) {
     case ExprKind::InvocationId: return invocation_id(f, axis_letter(expr));
     case ExprKind::LocalId: return special(f, "tid", axis_letter(expr));
-    case ExprKind::WorkgroupId: return special(f, "ctaid", axis_letter(expr));
-    case ExprKind::NumWorkgroups: return special(f, "nctaid", axis_letter(expr));
+    case ExprKind::WorkgroupId: return workgroup_id(f, axis_letter(expr));
+    case ExprKind::NumWorkgroups: return num_workgroups(f, axis_letter(expr));
     case ExprKind::SubgroupLane: {
       Value v = f.value(Type::U32);
       f.ins("mov.u32 {}, %laneid;", v.reg);

@@ -60,8 +60,10 @@ std::optional<ElementwiseShape> elementwise_shape(const Program& program);
 // The buffers loaded by the expressions of `node`, ascending, each once.
 std::vector<std::size_t> loaded_buffers(const Program& program, const Node& node);
 
-// The elementwise entry of a program that has `shape`.
+// The elementwise entry of a program that has `shape`. Sharded: it takes the shard parameters and
+// its invocations start at workgroup_base * workgroup.x; the vector path then also needs that start
+// to keep 16-byte alignment (a multiple of 4), else the lanes take the scalar path.
 EmittedEntry emit_elementwise_entry(const ProgramLayout& layout, const Target& target,
-                                    const ElementwiseShape& shape);
+                                    const ElementwiseShape& shape, bool sharded);
 
 }  // namespace vyre::cuda::codegen

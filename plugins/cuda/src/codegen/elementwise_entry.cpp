@@ -27,7 +27,8 @@ std::string special(FunctionEmitter& f, std::string_view name) {
   return r;
 }
 
-// base = 4 * (ctaid.x * ntid.x + tid.x), in 64 bits (a launch with the full SPEC grid stays correct).
+// base = 4 * (ctaid.x * ntid.x + tid.x), in 64 bits (a launch with the full SPEC grid stays correct);
+// sharded entries add the shard's first invocation, workgroup_base * ntid.x.
 std::string first_invocation(FunctionEmitter& f) {
   std::string local = special(f, "tid");
   std::string group = special(f, "ctaid");
@@ -36,7 +37,12 @@ std::string first_invocation(FunctionEmitter& f) {
   f.ins("mad.lo.u32 {}, {}, {}, {};", thread, group, size, local);
   std::string base = f.reg(RegClass::B64);
   f.ins("mul.wide.u32 {}, {}, {};", base, thread, kElementwiseLanes);
-  return base;
+  if (f.params.workgroup_base.empty()) return base;
+  std::string shard_first = f.reg(RegClass::B64);
+  f.ins("mul.wide.u32 {}, {}, {};", shard_first, f.params.workgroup_base, size);
+  std::string global = f.reg(RegClass::B64);
+  f.ins("add.u64 {}, {}, {};", global, base, shard_first);
+  return global;
 }
 
 // base + 4 <= min(N, BufLen of each accessed buffer).
@@ -53,10 +59,12 @@ std::string lanes_in_bounds(FunctionEmitter& f, const ElementwiseShape& shape, c
   return inside;
 }
 
-// Every accessed buffer's address is a multiple of 16.
-std::string all_aligned(FunctionEmitter& f, const ElementwiseShape& shape) {
+// Every accessed buffer's address is a multiple of 16, and (sharded entries, whose first
+// invocation can be any number) the thread's first element starts a 16-byte vector: base % 4 == 0.
+std::string all_aligned(FunctionEmitter& f, const ElementwiseShape& shape, const std::string& base) {
   std::string bits = f.reg(RegClass::B64);
   f.ins("mov.b64 {}, 0;", bits);
+  if (!f.params.workgroup_base.empty()) f.ins("shl.b64 {}, {}, 2;", bits, base);  // base % 4 in bits 2..3
   for (std::size_t b : shape.accessed) f.ins("or.b64 {}, {}, {};", bits, bits, f.params.pointer[b]);
   f.ins("and.b64 {}, {}, {};", bits, bits, kVectorBytes - 1);
   std::string aligned = f.reg(RegClass::Pred);
@@ -68,7 +76,7 @@ ThreadSetup thread_setup(FunctionEmitter& f, const ElementwiseShape& shape) {
   ThreadSetup setup;
   setup.base = first_invocation(f);
   std::string inside = lanes_in_bounds(f, shape, setup.base);
-  std::string aligned = all_aligned(f, shape);
+  std::string aligned = all_aligned(f, shape, setup.base);
   setup.fast = f.reg(RegClass::Pred);
   f.ins("and.pred {}, {}, {};", setup.fast, inside, aligned);
   return setup;
@@ -195,10 +203,10 @@ void emit_scalar_path(FunctionEmitter& f, const std::string& base, const std::st
 }  // namespace
 
 EmittedEntry emit_elementwise_entry(const ProgramLayout& layout, const Target& target,
-                                    const ElementwiseShape& shape) {
+                                    const ElementwiseShape& shape, bool sharded) {
   EmittedEntry out;
   out.entry.name = kElementwiseEntryName;
-  out.entry.params = kernel_params(*layout.program, false);
+  out.entry.params = kernel_params(*layout.program, sharded, false);
   out.entry.invocations_per_thread = kElementwiseLanes;
 
   FunctionEmitter f(layout, target);

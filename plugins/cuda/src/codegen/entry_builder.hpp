@@ -23,6 +23,7 @@ struct EntryPlan {
   std::string name;
   std::vector<std::size_t> phases;  // indices into ProgramLayout::phases, run in this order
   bool cooperative = false;         // has the grid-barrier parameter and barriers between phases
+  bool sharded = false;             // takes the shard parameters (LowerOptions::sharded)
 };
 
 struct EmittedEntry {

@@ -49,6 +49,8 @@ struct ParamRegs {
   std::string dispatch_n;            // .b32 N
   std::string tail_guard;            // .b32 0/1
   std::string grid_barrier;          // .b64 global address of the barrier state ("" if none)
+  std::string workgroup_base;        // .b32 sharded entries: the launch's first WorkgroupId.x ("" if not)
+  std::string grid_x;                // .b32 sharded entries: the dispatch's NumWorkgroups.x ("" if not)
   std::string shared_base;           // .b32 shared-window address of the shared block ("" if none)
 };
 

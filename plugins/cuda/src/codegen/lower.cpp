@@ -51,14 +51,14 @@ void check_ops_lowered(const Program& program, const Target& target) {
   }
 }
 
-std::vector<codegen::EntryPlan> entry_plans(const codegen::ProgramLayout& layout) {
+std::vector<codegen::EntryPlan> entry_plans(const codegen::ProgramLayout& layout, bool sharded) {
   std::vector<codegen::EntryPlan> plans;
-  codegen::EntryPlan whole{"vyre_main", {}, layout.grid_sync};
+  codegen::EntryPlan whole{"vyre_main", {}, layout.grid_sync, sharded};
   for (std::size_t i = 0; i < layout.phases.size(); ++i) whole.phases.push_back(i);
   plans.push_back(std::move(whole));
   if (!layout.grid_sync) return plans;
   for (std::size_t i = 0; i < layout.phases.size(); ++i)
-    plans.push_back({fmt::format("vyre_phase_{}", i), {i}, false});
+    plans.push_back({fmt::format("vyre_phase_{}", i), {i}, false, sharded});
   return plans;
 }
 
@@ -89,15 +89,15 @@ std::string assemble_module(const Target& target, const std::vector<codegen::Emi
 
 }  // namespace
 
-LoweredProgram lower(const Program& program, const Target& target) {
+LoweredProgram lower(const Program& program, const Target& target, const LowerOptions& options) {
   check_ops_lowered(program, target);
   codegen::ProgramLayout layout = codegen::analyze_program(program);
 
   std::vector<codegen::EmittedEntry> entries;
-  for (const auto& plan : entry_plans(layout))
+  for (const auto& plan : entry_plans(layout, options.sharded))
     entries.push_back(codegen::emit_entry(layout, target, plan));
   const auto shape = codegen::elementwise_shape(program);
-  if (shape) entries.push_back(codegen::emit_elementwise_entry(layout, target, *shape));
+  if (shape) entries.push_back(codegen::emit_elementwise_entry(layout, target, *shape, options.sharded));
 
   LoweredProgram out;
   out.target = target.name();

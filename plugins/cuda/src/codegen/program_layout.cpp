@@ -66,7 +66,7 @@ ProgramLayout analyze_program(const Program& program) {
   return layout;
 }
 
-std::vector<KernelParam> kernel_params(const Program& program, bool cooperative) {
+std::vector<KernelParam> kernel_params(const Program& program, bool sharded, bool cooperative) {
   std::vector<KernelParam> params;
   for (std::uint32_t i = 0; i < program.buffers.size(); ++i)
     if (program.buffers[i].access != Access::Workgroup)
@@ -76,6 +76,10 @@ std::vector<KernelParam> kernel_params(const Program& program, bool cooperative)
       params.push_back({ParamKind::ElementCount, i, 4});
   params.push_back({ParamKind::DispatchN, 0, 4});
   params.push_back({ParamKind::TailGuard, 0, 4});
+  if (sharded) {
+    params.push_back({ParamKind::WorkgroupBase, 0, 4});
+    params.push_back({ParamKind::GridX, 0, 4});
+  }
   if (cooperative) params.push_back({ParamKind::GridBarrier, 0, 8});
   return params;
 }

@@ -39,8 +39,8 @@ struct ProgramLayout {
 // static shared memory.
 ProgramLayout analyze_program(const Program& program);
 
-// The kernel parameters of lowering.hpp's layout for `program` (cooperative: with the grid-barrier
-// state pointer).
-std::vector<KernelParam> kernel_params(const Program& program, bool cooperative);
+// The kernel parameters of lowering.hpp's layout for `program` (sharded: with the shard
+// parameters; cooperative: with the grid-barrier state pointer).
+std::vector<KernelParam> kernel_params(const Program& program, bool sharded, bool cooperative);
 
 }  // namespace vyre::cuda::codegen

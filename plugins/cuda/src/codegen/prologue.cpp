@@ -9,6 +9,8 @@ std::string param_name(const KernelParam& param) {
     case ParamKind::ElementCount: return fmt::format("p_len_{}", param.buffer);
     case ParamKind::DispatchN: return "p_n";
     case ParamKind::TailGuard: return "p_tail_guard";
+    case ParamKind::WorkgroupBase: return "p_workgroup_base";
+    case ParamKind::GridX: return "p_grid_x";
     case ParamKind::GridBarrier: return "p_grid_barrier";
   }
   return {};
@@ -57,6 +59,8 @@ void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params) {
       case ParamKind::TailGuard:
         if (guarded) f.params.tail_guard = load_u32(f, param);
         break;
+      case ParamKind::WorkgroupBase: f.params.workgroup_base = load_u32(f, param); break;
+      case ParamKind::GridX: f.params.grid_x = load_u32(f, param); break;
       case ParamKind::GridBarrier: f.params.grid_barrier = load_pointer(f, param); break;
     }
   }
@@ -65,12 +69,20 @@ void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params) {
   f.ins("mov.u32 {}, {};", f.params.shared_base, kSharedBlockName);
 }
 
+std::string workgroup_id_x(FunctionEmitter& f) {
+  std::string group = f.reg(RegClass::B32);
+  f.ins("mov.u32 {}, %ctaid.x;", group);
+  if (f.params.workgroup_base.empty()) return group;
+  std::string global = f.reg(RegClass::B32);
+  f.ins("add.u32 {}, {}, {};", global, group, f.params.workgroup_base);
+  return global;
+}
+
 void emit_tail_guard(FunctionEmitter& f, const std::string& exit_label) {
   std::string local = f.reg(RegClass::B32);
-  std::string group = f.reg(RegClass::B32);
   std::string size = f.reg(RegClass::B32);
   f.ins("mov.u32 {}, %tid.x;", local);
-  f.ins("mov.u32 {}, %ctaid.x;", group);
+  std::string group = workgroup_id_x(f);
   f.ins("mov.u32 {}, %ntid.x;", size);
   std::string id = f.reg(RegClass::B32);
   f.ins("mad.lo.u32 {}, {}, {}, {};", id, group, size, local);

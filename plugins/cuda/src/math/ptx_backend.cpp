@@ -3,7 +3,7 @@
 #include <bit>
 #include <cstdio>
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 namespace {
 
 std::string hex_literal(const char* prefix, std::uint64_t bits, int digits) {
@@ -88,4 +88,18 @@ std::string PtxBackend::finish_with(const std::string& type, const std::string& 
   return out;
 }
 
-}  // namespace vyre::cuda::math
+std::string data_table_ptx(const DataTable& table) {
+  std::string out = ".global .align 8 .b64 " + std::string(table.name) + "[" +
+                    std::to_string(table.words.size()) + "] = {";
+  for (std::size_t i = 0; i < table.words.size(); ++i) {
+    char word[24];
+    std::snprintf(word, sizeof word, "0x%016llX", static_cast<unsigned long long>(table.words[i]));
+    out += (i % 4 == 0) ? "\n\t" : " ";
+    out += word;
+    if (i + 1 < table.words.size()) out += ",";
+  }
+  out += "\n};\n";
+  return out;
+}
+
+}  // namespace vyre::math

@@ -14,7 +14,7 @@
 
 #include "math/data_tables.hpp"
 
-namespace vyre::cuda::math {
+namespace vyre::math {
 
 class PtxBackend {
  public:
@@ -195,4 +195,7 @@ template <> inline PtxBackend::B32 PtxBackend::fresh<PtxBackend::B32>() { return
 template <> inline PtxBackend::B64 PtxBackend::fresh<PtxBackend::B64>() { return {"%rd" + std::to_string(++n_b64_)}; }
 template <> inline PtxBackend::Pred PtxBackend::fresh<PtxBackend::Pred>() { return {"%p" + std::to_string(++n_pred_)}; }
 
-}  // namespace vyre::cuda::math
+// The PTX definition of a table: `.global .align 8 .b64 name[n] = {...};`
+std::string data_table_ptx(const DataTable& table);
+
+}  // namespace vyre::math

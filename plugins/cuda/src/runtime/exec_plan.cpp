@@ -19,9 +19,13 @@ std::uint64_t residency_of(Runtime& runtime, const KernelFunction& kernel, const
   return cooperative_capacity(blocks_per_sm, runtime.device().multiprocessors);
 }
 
-void check_kernel(Runtime& runtime, const KernelFunction& kernel, const LaunchGeometry& geometry) {
-  check_geometry(runtime.device(), kernel.entry.name, geometry.grid, geometry.workgroup,
+void check_kernel(Runtime& runtime, const KernelFunction& kernel, const ExecPlan& plan) {
+  check_geometry(runtime.device(), kernel.entry.name, plan.grid, plan.geometry.workgroup,
                  kernel.static_shared_bytes, kernel.max_threads_per_block);
+}
+
+std::uint64_t launched_workgroups(const ExecPlan& plan) {
+  return std::uint64_t{plan.grid[0]} * plan.grid[1] * plan.grid[2];
 }
 
 void check_dispatch_size(const LaunchGeometry& geometry) {
@@ -36,7 +40,7 @@ ExecPlan plan_grid_sync(Runtime& runtime, const LoadedModule& module, ExecPlan p
                              module.lowered->grid_barrier_bytes > 0;
   if (can_cooperate) {
     plan.resident_capacity = residency_of(runtime, module.whole, plan.geometry);
-    if (plan.resident_capacity != 0 && plan.geometry.workgroup_count() <= plan.resident_capacity) {
+    if (plan.resident_capacity != 0 && launched_workgroups(plan) <= plan.resident_capacity) {
       plan.cooperative = true;
       plan.grid_barrier_bytes = module.lowered->grid_barrier_bytes;
       plan.kernels = {&module.whole};
@@ -44,11 +48,11 @@ ExecPlan plan_grid_sync(Runtime& runtime, const LoadedModule& module, ExecPlan p
     }
   }
   if (module.phases.empty()) {
-    check_cooperative_residency(module.whole.entry.name, plan.geometry.grid, plan.geometry.workgroup,
+    check_cooperative_residency(module.whole.entry.name, plan.grid, plan.geometry.workgroup,
                                 plan.resident_capacity);
   }
   for (const KernelFunction& phase : module.phases) {
-    check_kernel(runtime, phase, plan.geometry);
+    check_kernel(runtime, phase, plan);
     plan.kernels.push_back(&phase);
   }
   Telemetry::add(runtime.telemetry().split_grid_sync);
@@ -69,11 +73,19 @@ const KernelFunction* elementwise_kernel(const LoadedModule& module, const Launc
   return &*module.elementwise;
 }
 
-// ceil(N / (workgroup.x * lanes)) workgroups: every invocation 0..N-1 in some thread's lanes.
-std::array<std::uint32_t, 3> elementwise_grid(const LaunchGeometry& geometry, std::uint32_t lanes) {
+// ceil(invocations / (workgroup.x * lanes)) workgroups: every invocation that runs (0..N-1, or a
+// shard's) in some thread's lanes.
+std::array<std::uint32_t, 3> elementwise_grid(const LaunchGeometry& geometry, std::uint64_t invocations,
+                                              std::uint32_t lanes) {
   const std::uint64_t per_group = std::uint64_t{geometry.workgroup[0]} * lanes;
-  const std::uint64_t groups = (geometry.n + per_group - 1) / per_group;
+  const std::uint64_t groups = (invocations + per_group - 1) / per_group;
   return {static_cast<std::uint32_t>(std::max<std::uint64_t>(groups, 1)), 1, 1};
+}
+
+// The invocations along x that the plan runs: all of them, or its shard's.
+IndexRange planned_invocations(const ExecPlan& plan) {
+  if (plan.shard) return shard_invocations(plan.geometry, *plan.shard);
+  return IndexRange{0, invocation_extent_x(plan.geometry)};
 }
 
 }  // namespace
@@ -87,18 +99,22 @@ const CudaProgram& cuda_program(const kit::CompiledProgram& program) {
   return *cuda;
 }
 
-ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry) {
+ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry,
+                        const std::optional<ShardRange>& shard) {
   ExecPlan plan;
   plan.geometry = geometry;
-  if (geometry.empty()) return plan;
+  plan.shard = shard;
+  if (geometry.empty() || (shard && (shard->empty() || planned_invocations(plan).size() == 0))) return plan;
   check_dispatch_size(geometry);
-  const LoadedModule& module = program.module();
+  const LoadedModule& module = shard ? program.sharded_module(runtime.modules()) : program.module();
   plan.grid = geometry.grid;
-  check_kernel(runtime, module.whole, geometry);
+  if (shard) plan.grid[0] = shard->count;
+  check_kernel(runtime, module.whole, plan);
   const KernelFunction* elementwise = runtime.elementwise_entries() ? elementwise_kernel(module, geometry) : nullptr;
   if (elementwise != nullptr) {
     plan.kernels = {elementwise};
-    plan.grid = elementwise_grid(geometry, elementwise->entry.invocations_per_thread);
+    plan.grid = elementwise_grid(geometry, planned_invocations(plan).size(),
+                                 elementwise->entry.invocations_per_thread);
     return plan;
   }
   if (!program.grid_sync()) {
@@ -115,6 +131,10 @@ LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr>
   bindings.elements = std::move(elements);
   bindings.n = plan.geometry.n;
   bindings.tail_guard = plan.geometry.tail_guard;
+  if (!plan.shard) return bindings;
+  if (bindings.tail_guard) bindings.n = planned_invocations(plan).end;
+  bindings.workgroup_base = plan.shard->first;
+  bindings.grid_x = plan.geometry.grid[0];
   return bindings;
 }
 

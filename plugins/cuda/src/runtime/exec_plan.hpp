@@ -4,12 +4,16 @@
 //   - any other program without grid_sync: its `whole` entry;
 //   - a grid_sync program: `whole` launched cooperatively when the device supports it and the
 //     grid fits co-resident (occupancy x SMs), else its `phases` in order on one stream;
-//   - either way, fixpoint_iterations rounds of those launches on the same buffers.
+//   - either way, fixpoint_iterations rounds of those launches on the same buffers;
+//   - a shard of a group dispatch (vyre/shard.hpp): the same choice among the program's *sharded*
+//     entries (CudaProgram::sharded_module), launched on the shard's workgroups only, with the
+//     shard parameters giving every launch the global ids (lowering.hpp, layout item 5).
 // plan_execution makes every device-limit check; enqueue_execution (or a graph) then runs it.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/cuda_program.hpp"
@@ -17,6 +21,7 @@
 #include "runtime/kernel_graph.hpp"
 #include "runtime/runtime.hpp"
 #include "vyre/geometry.hpp"
+#include "vyre/shard.hpp"
 
 namespace vyre::cuda {
 
@@ -28,6 +33,7 @@ struct ExecPlan {
   bool cooperative = false;
   std::uint64_t resident_capacity = 0;         // cooperative: blocks that fit co-resident
   std::uint32_t grid_barrier_bytes = 0;        // cooperative: barrier state per launch
+  std::optional<ShardRange> shard;             // a group dispatch's shard: sharded entries
 
   std::uint64_t launches() const { return kernels.size() * geometry.fixpoint_iterations; }
   // Runs the program's elementwise entry: each invocation touches only its own element of each
@@ -36,10 +42,14 @@ struct ExecPlan {
 };
 
 // Every device-dependent check (limits, residency). Throws vyre::Error (VYRE_ERR_LIMIT mostly)
-// before any device work. The context must be current.
-ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry);
+// before any device work. The context must be current. With `shard`, only its workgroups run (an
+// empty shard: nothing), through the program's sharded module (loaded here on first use).
+ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry,
+                        const std::optional<ShardRange>& shard = std::nullopt);
 
-// Launch bindings for `program`'s buffers: pointers[i] and elements[i] per declared buffer.
+// Launch bindings for `program`'s buffers: pointers[i] and elements[i] per declared buffer; N and
+// the tail guard from the plan (for a shard, N stops at the shard's last invocation), and the
+// shard parameters.
 LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr> pointers,
                              std::vector<std::uint64_t> elements);
 

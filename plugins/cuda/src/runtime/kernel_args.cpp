@@ -50,6 +50,8 @@ std::uint64_t param_value(const KernelParam& param, const KernelEntry& entry,
     case ParamKind::ElementCount: return count_value(bindings.elements[param.buffer], param.buffer, entry);
     case ParamKind::DispatchN: return n_value(bindings.n, entry);
     case ParamKind::TailGuard: return bindings.tail_guard ? 1 : 0;
+    case ParamKind::WorkgroupBase: return bindings.workgroup_base;
+    case ParamKind::GridX: return bindings.grid_x;
     case ParamKind::GridBarrier:
       if (bindings.grid_barrier == 0) {
         fail(VYRE_ERR_INTERNAL,

@@ -21,6 +21,8 @@ struct LaunchBindings {
   std::vector<std::uint64_t> elements;
   std::uint64_t n = 0;
   bool tail_guard = false;
+  std::uint32_t workgroup_base = 0;  // sharded entries: the launch's first WorkgroupId.x
+  std::uint32_t grid_x = 0;          // sharded entries: the dispatch's NumWorkgroups.x
   drv::CUdeviceptr grid_barrier = 0;
 };
 

@@ -36,17 +36,19 @@ Value get_or_make(std::mutex& mutex, std::map<std::string, std::shared_future<Va
 
 }  // namespace
 
-std::string module_cache_key(const std::string& fingerprint, const Target& target) {
-  return fingerprint + "|" + target.name() + "|" + kCodegenConfig;
+std::string module_cache_key(const std::string& fingerprint, const Target& target,
+                             const LowerOptions& options) {
+  return fingerprint + "|" + target.name() + "|" + kCodegenConfig + (options.sharded ? "|sharded" : "");
 }
 
 std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, const Program& program,
-                                                      const Target& target, Telemetry& telemetry) {
+                                                      const Target& target, const LowerOptions& options,
+                                                      Telemetry& telemetry) {
   // Process-wide; modules hold their own references to what they use.
   static std::mutex mutex;
   static std::map<std::string, std::shared_future<std::shared_ptr<const LoweredProgram>>> cache;
   return get_or_make(mutex, cache, key, telemetry.ptx_hits, telemetry.ptx_misses, [&] {
-    return std::make_shared<const LoweredProgram>(lower(program, target));
+    return std::make_shared<const LoweredProgram>(lower(program, target, options));
   });
 }
 
@@ -64,11 +66,11 @@ ModuleCache::~ModuleCache() {
   }
 }
 
-std::shared_ptr<const LoadedModule> ModuleCache::get(const Program& program,
-                                                     const std::string& fingerprint) {
-  const std::string key = module_cache_key(fingerprint, target_);
+std::shared_ptr<const LoadedModule> ModuleCache::get(const Program& program, const std::string& fingerprint,
+                                                     const LowerOptions& options) {
+  const std::string key = module_cache_key(fingerprint, target_, options);
   return get_or_make(mutex_, modules_, key, telemetry_.module_hits, telemetry_.module_misses, [&] {
-    auto lowered = lowered_program(key, program, target_, telemetry_);
+    auto lowered = lowered_program(key, program, target_, options, telemetry_);
     context_.bind();
     return std::make_shared<LoadedModule>(
         load_module(context_.driver(), std::move(lowered), fingerprint.substr(0, 16)));

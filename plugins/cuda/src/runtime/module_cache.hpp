@@ -21,12 +21,14 @@ namespace vyre::cuda {
 // version whenever the lowering contract changes meaning.
 inline constexpr const char* kCodegenConfig = "vyre-ptx-lowering/1";
 
-// "<fingerprint>|sm_90|vyre-ptx-lowering/1"
-std::string module_cache_key(const std::string& fingerprint, const Target& target);
+// "<fingerprint>|sm_90|vyre-ptx-lowering/1", with "|sharded" for LowerOptions::sharded.
+std::string module_cache_key(const std::string& fingerprint, const Target& target,
+                             const LowerOptions& options = {});
 
 // The lowered program for `key`, lowering `program` on a miss. Thread-safe; counts into `telemetry`.
 std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, const Program& program,
-                                                      const Target& target, Telemetry& telemetry);
+                                                      const Target& target, const LowerOptions& options,
+                                                      Telemetry& telemetry);
 
 class ModuleCache {
  public:
@@ -39,7 +41,8 @@ class ModuleCache {
 
   // The loaded module of `program` (lowered and loaded on a miss). Throws what lower() and
   // load_module() throw; a failure is not cached.
-  std::shared_ptr<const LoadedModule> get(const Program& program, const std::string& fingerprint);
+  std::shared_ptr<const LoadedModule> get(const Program& program, const std::string& fingerprint,
+                                          const LowerOptions& options = {});
 
   std::size_t size() const;
 

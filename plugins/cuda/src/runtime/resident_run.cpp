@@ -85,7 +85,8 @@ std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime
   // The clock is read only for timed dispatches (timing() is asked of those alone).
   const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   runtime->bind();
-  const ExecPlan plan = plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry);
+  const ExecPlan plan =
+      plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry, dispatch.shard);
   const std::vector<CudaResident*> bound = bound_residents(dispatch);  // foreign handles fail here
   // Queue on the stream that already orders the bound buffers' last operations, when there is
   // one: then no cross-stream wait is needed (a chain of dispatches stays on one stream).
@@ -128,6 +129,7 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
                     false, &rt.repeat_launches());
   timer_.record_end(rt, s);
   Telemetry::add(rt.telemetry().dispatches);
+  if (plan.shard) Telemetry::add(rt.telemetry().shard_dispatches);
   seal();
   order.commit(fence_);
 }

@@ -13,6 +13,7 @@ namespace vyre::cuda {
 // name, member
 #define VYRE_CUDA_COUNTERS(X)                          \
   X("dispatches", dispatches)                          \
+  X("shard_dispatches", shard_dispatches)              \
   X("mapped_dispatches", mapped_dispatches)            \
   X("kernel_launches", kernel_launches)                \
   X("elementwise_launches", elementwise_launches)      \

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Minimax polynomial fits for the CUDA math library (plugins/cuda/src/math).
+"""Minimax polynomial fits for the math library (plugins/shared/math).
 
-Writes plugins/cuda/src/math/polynomials.hpp: the coefficients (hex float literals, exact) of the
+Writes plugins/shared/math/polynomials.hpp: the coefficients (hex float literals, exact) of the
 polynomial parts of every function, with the relative approximation error of the rounded
 coefficients measured on a dense grid. Each fit approximates a "tail" g(z) of a function on an
 interval, minimising the maximum relative error |p(z) - g(z)| / |g(z)| (Remez exchange, mpmath at
 400 bits). After the fit, coefficients are rounded to the target format one at a time, lowest
 degree first, and the remaining ones refitted with the rounded ones fixed, so rounding costs little.
 
-Usage: python3 fit_polynomials.py > plugins/cuda/src/math/polynomials.hpp
+Usage: python3 fit_polynomials.py > plugins/shared/math/polynomials.hpp
 """
 import struct
 import sys
@@ -209,7 +209,7 @@ def main():
     out.append("// on a grid of 4001 points, in exact arithmetic.")
     out.append("#pragma once")
     out.append("")
-    out.append("namespace vyre::cuda::math::poly {")
+    out.append("namespace vyre::math::poly {")
     for name, fmt, degree in PLAN:
         if only and name not in only:
             continue
@@ -224,7 +224,7 @@ def main():
         out.append(f"inline constexpr {ctype} k_{name}_{fmt}[] = {{{vals}}};")
         print(f"{name} {fmt} deg {degree}: 2^{mp.nstr(mp.log(err, 2), 4)}", file=sys.stderr)
     out.append("")
-    out.append("}  // namespace vyre::cuda::math::poly")
+    out.append("}  // namespace vyre::math::poly")
     print("\n".join(out))
 
 

@@ -48,6 +48,7 @@ struct Module {
 struct Graph;
 
 struct Stream {
+  int device = 0;  // of the context current when it was created
   std::deque<Op> queue;
   std::uint64_t enqueued = 0;
   std::uint64_t executed = 0;
@@ -83,6 +84,7 @@ struct Exec {
 struct State {
   std::recursive_mutex mutex;
   std::map<std::uint64_t, std::pair<std::uint64_t, bool>> allocations;  // base -> (bytes, host)
+  std::map<std::uint64_t, int> allocation_device;                        // device allocations' device
   std::uint64_t total_memory = 1ull << 30;
   std::uint64_t device_bytes = 0;
   std::set<Stream*> streams;
@@ -101,7 +103,22 @@ State& state() {
 }
 
 thread_local drv::CUcontext current_context = nullptr;
-drv::CUcontext const kPrimaryContext = reinterpret_cast<drv::CUcontext>(std::uintptr_t{0xC0});
+// Device d's primary context is the handle 0xC0 + 0x10 * d (never dereferenced).
+constexpr std::uintptr_t kPrimaryContextBase = 0xC0;
+constexpr std::uintptr_t kContextStride = 0x10;
+constexpr int kMaxDevices = 64;
+
+drv::CUcontext primary_context(int device) {
+  return reinterpret_cast<drv::CUcontext>(kPrimaryContextBase + kContextStride * static_cast<std::uintptr_t>(device));
+}
+
+// The device of the current context, or -1 without a (valid) one.
+int current_device() {
+  const auto handle = reinterpret_cast<std::uintptr_t>(current_context);
+  if (handle < kPrimaryContextBase || (handle - kPrimaryContextBase) % kContextStride != 0) return -1;
+  const auto device = static_cast<int>((handle - kPrimaryContextBase) / kContextStride);
+  return device < kMaxDevices ? device : -1;
+}
 
 void violation(const std::string& what) {
   State& s = state();
@@ -111,9 +128,23 @@ void violation(const std::string& what) {
 }
 
 bool has_context() {
-  if (current_context == kPrimaryContext) return true;
+  if (current_device() >= 0) return true;
   violation("a driver call without a current context on this thread");
   return false;
+}
+
+// Device memory used under another device's context is a violation (the real driver faults or
+// copies across the bus); pinned host memory is portable.
+void check_same_device(std::uint64_t address, const char* what) {
+  State& s = state();
+  auto it = s.allocation_device.upper_bound(address);
+  if (it == s.allocation_device.begin()) return;
+  --it;
+  const auto found = s.allocations.find(it->first);
+  if (found == s.allocations.end() || address >= it->first + found->second.first) return;
+  if (it->second == current_device()) return;
+  violation(std::string(what) + ": memory of device " + std::to_string(it->second) + " used while device " +
+            std::to_string(current_device()) + "'s context is current");
 }
 
 // The allocation holding [address, address + bytes), if any.
@@ -160,9 +191,16 @@ void run_all() {
 
 bool valid_stream(drv::CUstream handle) {
   auto* stream = reinterpret_cast<Stream*>(handle);
-  if (state().streams.count(stream) != 0) return true;
-  violation("an unknown or null stream");
-  return false;
+  if (state().streams.count(stream) == 0) {
+    violation("an unknown or null stream");
+    return false;
+  }
+  if (stream->device != current_device()) {
+    violation("a stream of device " + std::to_string(stream->device) + " used while device " +
+              std::to_string(current_device()) + "'s context is current");
+    return false;
+  }
+  return true;
 }
 
 void enqueue(drv::CUstream handle, Op op) {
@@ -204,6 +242,7 @@ std::vector<Range> pointer_params(const KernelNode& node) {
 
 Op kernel_op(KernelNode node, bool cooperative) {
   std::vector<Range> touches = pointer_params(node);
+  for (const Range& range : touches) check_same_device(range.begin, "a kernel parameter");
   return Op{[node = std::move(node), cooperative] { execute_kernel(node, cooperative); }, std::move(touches)};
 }
 
@@ -324,8 +363,8 @@ CUresult fake_cuDeviceGet(drv::CUdevice* device, int ordinal) {
   return 0;
 }
 
-CUresult fake_cuDeviceGetName(char* name, int len, drv::CUdevice) {
-  std::snprintf(name, static_cast<std::size_t>(len), "Fake CUDA Device");
+CUresult fake_cuDeviceGetName(char* name, int len, drv::CUdevice device) {
+  std::snprintf(name, static_cast<std::size_t>(len), "Fake CUDA Device %d", device);
   return 0;
 }
 
@@ -340,8 +379,11 @@ CUresult fake_cuDeviceTotalMem(std::size_t* bytes, drv::CUdevice) {
   return 0;
 }
 
-CUresult fake_cuDevicePrimaryCtxRetain(drv::CUcontext* ctx, drv::CUdevice) {
-  *ctx = kPrimaryContext;
+CUresult fake_cuDevicePrimaryCtxRetain(drv::CUcontext* ctx, drv::CUdevice device) {
+  int count = 0;
+  fake_cuDeviceGetCount(&count);
+  if (device < 0 || device >= count || device >= kMaxDevices) return drv::CUDA_ERROR_INVALID_DEVICE;
+  *ctx = primary_context(device);
   return 0;
 }
 
@@ -421,6 +463,7 @@ CUresult allocate(std::uint64_t* out, std::size_t bytes, bool host) {
   std::memset(memory, 0x5A, bytes);  // device memory is not zero unless someone zeroes it
   *out = reinterpret_cast<std::uint64_t>(memory);
   s.allocations[*out] = {bytes, host};
+  if (!host) s.allocation_device[*out] = current_device();
   if (host) {
     ++s.stats.live_host_allocations;
   } else {
@@ -456,6 +499,7 @@ CUresult release(std::uint64_t address, bool host) {
   }
   std::free(reinterpret_cast<void*>(address));
   s.allocations.erase(it);
+  s.allocation_device.erase(address);
   return 0;
 }
 
@@ -496,6 +540,7 @@ CUresult fake_cuMemcpyHtoDAsync(drv::CUdeviceptr dst, const void* src, std::size
       !pinned_range_ok(src, bytes, "cuMemcpyHtoDAsync")) {
     return drv::CUDA_ERROR_INVALID_VALUE;
   }
+  check_same_device(dst, "cuMemcpyHtoDAsync");
   enqueue(stream, Op{[=] {
                        ++state().stats.device_copies;
                        if (device_range_ok(dst, bytes, "cuMemcpyHtoDAsync (when it ran)") &&
@@ -514,6 +559,7 @@ CUresult fake_cuMemcpyDtoHAsync(void* dst, drv::CUdeviceptr src, std::size_t byt
       !pinned_range_ok(dst, bytes, "cuMemcpyDtoHAsync")) {
     return drv::CUDA_ERROR_INVALID_VALUE;
   }
+  check_same_device(src, "cuMemcpyDtoHAsync");
   enqueue(stream, Op{[=] {
                        ++state().stats.device_copies;
                        if (device_range_ok(src, bytes, "cuMemcpyDtoHAsync (when it ran)") &&
@@ -529,6 +575,7 @@ CUresult fake_cuMemsetD8Async(drv::CUdeviceptr dst, unsigned char value, std::si
   Lock lock(state().mutex);
   if (!has_context()) return kInvalidContext;
   if (!valid_stream(stream) || !device_range_ok(dst, bytes, "cuMemsetD8Async")) return drv::CUDA_ERROR_INVALID_VALUE;
+  check_same_device(dst, "cuMemsetD8Async");
   enqueue(stream, Op{[=] {
                        ++state().stats.device_memsets;
                        if (device_range_ok(dst, bytes, "cuMemsetD8Async (when it ran)")) {
@@ -544,6 +591,7 @@ CUresult fake_cuStreamCreate(drv::CUstream* stream, unsigned int flags) {
   if (!has_context()) return kInvalidContext;
   if (flags != drv::CU_STREAM_NON_BLOCKING) violation("a stream that is not CU_STREAM_NON_BLOCKING");
   auto* created = new Stream();
+  created->device = current_device();
   state().streams.insert(created);
   ++state().stats.live_streams;
   *stream = reinterpret_cast<drv::CUstream>(created);
@@ -916,3 +964,45 @@ FAKE_EXPORT void fake_cuda_reset_counters(void) {
   s.violations = 0;
   s.last_violation[0] = '\0';
 }
+
+FAKE_EXPORT int fake_cuda_current_device(void) { return current_device(); }
+
+FAKE_EXPORT int fake_cuda_stream_device(void* handle) {
+  Lock lock(state().mutex);
+  auto* stream = static_cast<Stream*>(handle);
+  return state().streams.count(stream) != 0 ? stream->device : -1;
+}
+
+FAKE_EXPORT int fake_cuda_pointer_device(uint64_t address, uint64_t bytes) {
+  Lock lock(state().mutex);
+  const auto* found = find_allocation(address, bytes);
+  if (found == nullptr || found->second.second) return -1;
+  const auto device = state().allocation_device.find(found->first);
+  return device != state().allocation_device.end() ? device->second : -1;
+}
+
+FAKE_EXPORT uint64_t fake_cuda_enqueue_host(void* handle, void (*fn)(void* user), void* user) {
+  Lock lock(state().mutex);
+  auto* stream = static_cast<Stream*>(handle);
+  if (state().streams.count(stream) == 0) {
+    violation("fake_cuda_enqueue_host on an unknown stream");
+    return 0;
+  }
+  enqueue(reinterpret_cast<drv::CUstream>(stream), Op{[fn, user] { fn(user); }, {}});
+  return stream->enqueued;
+}
+
+FAKE_EXPORT void fake_cuda_run_stream_until(void* handle, uint64_t position) {
+  Lock lock(state().mutex);
+  auto* stream = static_cast<Stream*>(handle);
+  if (state().streams.count(stream) != 0) run_stream(stream, position);
+}
+
+FAKE_EXPORT void fake_cuda_violation(const char* what) {
+  Lock lock(state().mutex);
+  violation(what);
+}
+
+FAKE_EXPORT void fake_cuda_lock(void) { state().mutex.lock(); }
+
+FAKE_EXPORT void fake_cuda_unlock(void) { state().mutex.unlock(); }

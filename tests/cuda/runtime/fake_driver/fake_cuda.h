@@ -55,6 +55,25 @@ void fake_cuda_set_total_memory(uint64_t bytes);
 /* Zero the counters (not the live counts). */
 void fake_cuda_reset_counters(void);
 
+/* For the fake NCCL (fake_nccl/), which queues its data movement on the fake's streams. Device d's
+ * primary context is its own (FAKE_CUDA_DEVICES devices, default 1); device memory and streams
+ * used under another device's context count as violations. */
+int fake_cuda_current_device(void);    /* the current context's device, -1 without one */
+int fake_cuda_stream_device(void* stream); /* -1 for an unknown stream */
+/* The device of the device allocation holding [address, address + bytes), -1 for none. */
+int fake_cuda_pointer_device(uint64_t address, uint64_t bytes);
+/* Queue fn(user) on `stream`, to run in stream order (lazily, like all work); returns the stream's
+ * position after it (what fake_cuda_run_stream_until takes to run everything before it: minus 1). */
+uint64_t fake_cuda_enqueue_host(void* stream, void (*fn)(void* user), void* user);
+/* Run `stream`'s queued work until `position` operations have run. */
+void fake_cuda_run_stream_until(void* stream, uint64_t position);
+/* Report a misuse (counted with the fake's own violations). */
+void fake_cuda_violation(const char* what);
+/* The fake's one (recursive) lock, which also guards the fake NCCL's state: host operations run
+ * with it held, so taking it around NCCL calls keeps one lock order. */
+void fake_cuda_lock(void);
+void fake_cuda_unlock(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 // A bundle on disk: the manifest, the kernel images (checked against their SHA-256), and the bytes
-// each device buffer starts with (inputs, weights). All of it is read and checked before the device
-// is touched.
+// each device buffer starts with (inputs, weights), and where its outputs go. All of it is read
+// and checked before the device is touched.
 #pragma once
 
 #include <optional>
@@ -8,12 +8,14 @@
 #include <utility>
 #include <vector>
 
+#include "file_access.hpp"
 #include "manifest.hpp"
 
 namespace vyre_launch {
 
 struct Bundle {
   std::string dir;
+  Directory root;  // `dir`, opened once: every bundle file is reached from it without following links
   Manifest manifest;
   std::string ptx;                   // kernel.ptx, checked
   std::optional<std::string> cubin;  // kernel.cubin when the bundle has one, checked
@@ -24,16 +26,24 @@ struct Bundle {
 
 // Read `dir`/manifest.json, validate it, read and check the kernel files and weights, and resolve
 // every input buffer's bytes: `inputs` (--in NAME=FILE) first, then the bundle's own input files,
-// then the weights for the first input buffer. Throws LaunchError naming what is missing or wrong.
+// then the weights for the first input buffer. Every file of the bundle is a regular file reached
+// without following a link (file_access.hpp), checked for type and size before it is read. Throws
+// LaunchError naming what is missing or wrong.
 Bundle load_bundle(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs);
 
-// Read a whole file; throws LaunchError naming `what`.
-std::string read_file(const std::string& path, const std::string& what);
+// Read bundle file `ref` (relative to the bundle) and check its size, then its SHA-256.
+std::string read_checked(const Directory& bundle, const FileRef& ref, const std::string& what);
 
-// Read bundle file `ref` (relative to `dir`) and check its size and SHA-256.
-std::string read_checked(const std::string& dir, const FileRef& ref, const std::string& what);
+// Before the device is touched: throw LaunchError if writing the outputs would have to go through
+// a link or replace something that is not a regular file (BUNDLE/outputs or any NAME.bin a link, a
+// directory, a FIFO ...). `out_dir` is --out, empty for BUNDLE/outputs. Creates nothing.
+void check_outputs(const Bundle& bundle, const std::string& out_dir);
 
-// Write `bytes` to `path` (creating its directory); throws LaunchError.
-void write_file(const std::string& path, const std::string& bytes);
+// The directory the outputs go to, created if absent: `out_dir` as given, or, when it is empty,
+// BUNDLE/outputs, created or opened beneath the bundle without following a link. Throws LaunchError.
+Directory open_outputs(const Bundle& bundle, const std::string& out_dir);
+
+// The file an output buffer is written to, relative to the output directory: NAME.bin.
+std::string output_file_name(const Buffer& buffer);
 
 }  // namespace vyre_launch

@@ -139,7 +139,7 @@ class DeviceRun {
                 " launch(es), ", plan.cooperative ? "cooperative" : (m_.entry.cooperative ? "phase by phase" : "plain"),
                 "\n");
     report_metrics();
-    write_outputs(out_dir);
+    write_outputs(open_outputs(bundle_, out_dir));
   }
 
  private:
@@ -253,16 +253,15 @@ class DeviceRun {
     out_ << final_line(read_metrics()) << "\n";
   }
 
-  void write_outputs(const std::string& out_dir) {
+  void write_outputs(const Directory& outputs) {
     for (std::size_t i = 0; i < m_.buffers.size(); ++i) {
       const Buffer& b = m_.buffers[i];
       if (!is_host_output(b.role)) continue;
       const ByteRange range = b.output_byte_range.value_or(ByteRange{0, b.byte_size});
       std::string bytes(static_cast<std::size_t>(range.end - range.begin), '\0');
       s_->memory[i]->download(&bytes[0], range.begin, bytes.size());
-      const std::string path = out_dir + "/" + b.name + ".bin";
-      write_file(path, bytes);
-      out_ << cat("output ", b.name, ": ", bytes.size(), " bytes -> ", path, "\n");
+      outputs.write(output_file_name(b), bytes);
+      out_ << cat("output ", b.name, ": ", bytes.size(), " bytes -> ", outputs.path_of(output_file_name(b)), "\n");
     }
   }
 

@@ -25,8 +25,9 @@ MetricRecord decode_metric_record(const std::uint32_t (&words)[kMetricRecordWord
 std::string final_line(const MetricRecord& record);
 std::string converged_line(std::uint32_t launch_step, const MetricRecord& record);
 
-// Run `bundle` on the device `env` names and write its outputs under `out_dir`. Progress and the
-// metrics lines go to `out`. Throws LaunchError.
+// Run `bundle` on the device `env` names and write its outputs into open_outputs(bundle, out_dir),
+// each a fresh file renamed into place. Progress and the metrics lines go to `out`. Throws
+// LaunchError.
 void run_on_device(const Bundle& bundle, const Environment& env, const std::string& out_dir, std::ostream& out);
 
 }  // namespace vyre_launch

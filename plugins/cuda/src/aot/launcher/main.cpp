@@ -2,6 +2,7 @@
 // CUDA device through the driver alone. The same sources build `vyre-launch` in the vyre-cpp tree
 // and the launcher/ of every bundle (docs/AOT.md).
 #include <exception>
+#include <new>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ int run(const std::string& program, const std::vector<std::string>& args) {
   const vyre_launch::Environment env = vyre_launch::read_process_environment();
   const vyre_launch::Bundle bundle = vyre_launch::load_bundle(line.bundle_dir, line.inputs);
   vyre_launch::check_environment(env, bundle.manifest);
+  vyre_launch::check_outputs(bundle, line.out_dir);
   vyre_launch::run_on_device(bundle, env, line.out_dir, std::cout);
   return vyre_launch::kExitOk;
 }
@@ -48,6 +50,10 @@ int main(int argc, char** argv) {
     std::cerr << program << ": error: " << error.what() << "\n";
     if (error.exit_code() == vyre_launch::kExitUsage) std::cerr << "run `" << program << " --help` for usage\n";
     return error.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": error: out of host memory while loading or running the bundle. Fix: free memory, "
+                 "or run the bundle on a machine with more memory than its buffers need.\n";
+    return vyre_launch::kExitFailure;
   } catch (const std::exception& error) {
     std::cerr << program << ": error: " << error.what() << " Fix: report this launcher failure with the bundle.\n";
     return vyre_launch::kExitFailure;

@@ -104,7 +104,6 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
   if (line.bundle_dir.empty()) line.bundle_dir = default_bundle;
   if (line.bundle_dir.empty() && !line.help)
     fail_usage("no bundle directory given", "pass the bundle directory (the one holding manifest.json)");
-  if (line.out_dir.empty()) line.out_dir = line.bundle_dir + "/outputs";
   return line;
 }
 
@@ -118,7 +117,8 @@ Runs a vyre AOT bundle (the directory holding manifest.json) on a CUDA device th
 The first input buffer of a bundle with weights is filled from weights.bin; every other input
 buffer gets its bytes from --in NAME=FILE, else from the bundle's own input file; a missing input
 is an error. Each read_write and output buffer is written to DIR/NAME.bin (default
-BUNDLE/outputs), trimmed to its output_byte_range.
+BUNDLE/outputs), trimmed to its output_byte_range, as a fresh file renamed into place. No file or
+directory inside the bundle or the output directory may be a symbolic link.
 
 environment:
   VYRE_CUDA_DEVICE_ORDINAL=K         run on visible device K (default 0)

@@ -23,7 +23,7 @@ constexpr const char* kDefaultDriverLibrary = "libcuda.so.1";
 struct CommandLine {
   std::string bundle_dir;
   std::vector<std::pair<std::string, std::string>> inputs;  // --in NAME=FILE, in order
-  std::string out_dir;                                      // --out DIR; default BUNDLE/outputs
+  std::string out_dir;                                      // --out DIR; empty: BUNDLE/outputs
   bool help = false;
 };
 

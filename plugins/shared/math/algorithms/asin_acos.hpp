@@ -1,0 +1,95 @@
+// asin and acos. With a = |x| and A the minimax tail asin(t) = t + t^3 A(t^2) on t^2 <= 1/4:
+//   a <  1/2: asin x = x + x^3 A(x^2),           acos x = pi/2 - asin x
+//   a >= 1/2: z = (1 - a)/2 (exact), s = sqrt(z) with its residual s_lo, asin(s) = s + s_lo + s z A(z)
+//             asin x = +-(pi/2 - 2 asin(s)),      acos x = 2 asin(s) (x > 0) or pi - 2 asin(s)
+// One polynomial evaluation serves both ranges (its argument is selected). The constant sums are
+// double-word (two_sum), so the cancellation near a = 1/2 costs nothing. |x| > 1 and +-inf give
+// sqrt of a negative number, NaN; NaN propagates.
+#pragma once
+
+#include "math/algorithms/common.hpp"
+#include "math/polynomials.hpp"
+
+namespace vyre::math {
+
+template <class P>
+struct AsinConstants;
+
+template <>
+struct AsinConstants<P32> {
+  static constexpr float kPio2Hi = 0x1.921fb6p+0f;
+  static constexpr float kPio2Lo = -0x1.777a5cp-25f;
+  static constexpr float kPiHi = 0x1.921fb6p+1f;
+  static constexpr float kPiLo = -0x1.777a5cp-24f;
+  static constexpr const float (&kPoly)[6] = poly::k_asin_f32;
+};
+
+template <>
+struct AsinConstants<P64> {
+  static constexpr double kPio2Hi = 0x1.921fb54442d18p+0;
+  static constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
+  static constexpr double kPiHi = 0x1.921fb54442d18p+1;
+  static constexpr double kPiLo = 0x1.1a62633145c07p-53;
+  static constexpr const double (&kPoly)[13] = poly::k_asin_f64;
+};
+
+template <class P, class B>
+struct AsinParts {
+  typename B::Pred small;                 // |x| < 1/2
+  typename P::template F<B> small_tail;   // x^3 A(x^2): asin x = x + small_tail
+  typename P::template F<B> s;            // a >= 1/2: asin(s) = s + s_tail (double-word)
+  typename P::template F<B> s_tail;
+};
+
+template <class P, class B>
+AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
+  using C = AsinConstants<P>;
+  using K = typename P::K;
+  auto a = b.abs(x);
+  auto small = b.lt(a, b.c(K(0.5)));
+  auto zs = b.mul(x, x);
+  auto zb = b.mul(b.sub(b.c(K(1)), a), b.c(K(0.5)));
+  auto z = b.sel(small, zs, zb);
+  auto poly = horner(b, z, C::kPoly);
+  auto s = b.sqrt(zb);
+  // s_lo = (zb - s^2) / (2 s); zero when s is zero (x = +-1).
+  auto residual = b.fma(b.neg(s), s, zb);
+  auto s_lo = b.sel(b.gt(s, b.c(K(0))), b.div(residual, b.add(s, s)), b.c(K(0)));
+  auto s_tail = b.fma(b.mul(s, zb), poly, s_lo);
+  auto small_tail = b.mul(b.mul(x, zs), poly);
+  return {small, small_tail, s, s_tail};
+}
+
+template <class P, class B>
+typename P::template F<B> asin_fn(B& b, const typename P::template F<B>& x) {
+  using C = AsinConstants<P>;
+  using K = typename P::K;
+  auto parts = asin_parts<P>(b, x);
+  auto small = b.add(x, parts.small_tail);
+  // pi/2 - 2 (s + s_tail)
+  auto h = two_sum(b, b.c(C::kPio2Hi), b.mul(b.c(K(-2)), parts.s));
+  auto lo = b.fma(b.c(K(-2)), parts.s_tail, b.add(h.lo, b.c(C::kPio2Lo)));
+  auto big = with_sign_of<P>(b, b.add(h.hi, lo), x);
+  return b.sel(parts.small, small, big);
+}
+
+template <class P, class B>
+typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
+  using C = AsinConstants<P>;
+  using K = typename P::K;
+  auto parts = asin_parts<P>(b, x);
+  // pi/2 - (x + small_tail)
+  auto hs = two_sum(b, b.c(C::kPio2Hi), b.neg(x));
+  auto small = b.add(hs.hi, b.add(hs.lo, b.sub(b.c(C::kPio2Lo), parts.small_tail)));
+  // x > 0: 2 (s + s_tail); x < 0: pi - 2 (s + s_tail)
+  auto positive = b.gt(x, b.c(K(0)));
+  auto base_hi = b.sel(positive, b.c(K(0)), b.c(C::kPiHi));
+  auto base_lo = b.sel(positive, b.c(K(0)), b.c(C::kPiLo));
+  auto factor = b.sel(positive, b.c(K(2)), b.c(K(-2)));
+  auto h = two_sum(b, base_hi, b.mul(factor, parts.s));
+  auto lo = b.fma(factor, parts.s_tail, b.add(h.lo, base_lo));
+  auto big = b.add(h.hi, lo);
+  return b.sel(parts.small, small, big);
+}
+
+}  // namespace vyre::math

@@ -1,0 +1,73 @@
+// atan. With a = |x| (clamped to 2^60 / 2^30, beyond which atan rounds to pi/2 anyway):
+//   a <= tan(pi/8):            t = a,                 atan a = t' 
+//   tan(pi/8) < a <= tan(3pi/8): t = (a - 1)/(a + 1), atan a = pi/4 + t'
+//   a > tan(3pi/8):            t = -1/a,              atan a = pi/2 + t'
+// where t' = atan(t) = t + t^3 T(t^2) (minimax T, t^2 <= 0.1717). The quotient is one division,
+// t = num / den as a double-word (num and den with their rounding errors, one correction step);
+// the constant is added as a double-word. The sign of x is copied onto the result; NaN propagates.
+#pragma once
+
+#include "math/algorithms/common.hpp"
+#include "math/polynomials.hpp"
+
+namespace vyre::math {
+
+template <class P>
+struct AtanConstants;
+
+template <>
+struct AtanConstants<P32> {
+  static constexpr float kTanPi8 = 0x1.a8279ap-2f;   // 0.41421357
+  static constexpr float kTan3Pi8 = 0x1.3504f4p+1f;  // 2.4142137
+  static constexpr float kClamp = 0x1p+30f;
+  static constexpr float kPio4Hi = 0x1.921fb6p-1f;
+  static constexpr float kPio4Lo = -0x1.777a5cp-26f;
+  static constexpr float kPio2Hi = 0x1.921fb6p+0f;
+  static constexpr float kPio2Lo = -0x1.777a5cp-25f;
+  static constexpr const float (&kPoly)[6] = poly::k_atan_f32;
+};
+
+template <>
+struct AtanConstants<P64> {
+  static constexpr double kTanPi8 = 0x1.a827999fcef32p-2;   // 0.41421356237309503
+  static constexpr double kTan3Pi8 = 0x1.3504f333f9de6p+1;  // 2.414213562373095
+  static constexpr double kClamp = 0x1p+60;
+  static constexpr double kPio4Hi = 0x1.921fb54442d18p-1;
+  static constexpr double kPio4Lo = 0x1.1a62633145c07p-55;
+  static constexpr double kPio2Hi = 0x1.921fb54442d18p+0;
+  static constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
+  static constexpr const double (&kPoly)[12] = poly::k_atan_f64;
+};
+
+template <class P, class B>
+typename P::template F<B> atan_fn(B& b, const typename P::template F<B>& x) {
+  using C = AtanConstants<P>;
+  using K = typename P::K;
+  auto a = b.abs(x);
+  a = b.sel(b.gt(a, b.c(C::kClamp)), b.c(C::kClamp), a);
+  auto mid = b.gt(a, b.c(C::kTanPi8));
+  auto big = b.gt(a, b.c(C::kTan3Pi8));
+  auto am1 = two_sum(b, a, b.c(K(-1)));
+  auto ap1 = two_sum(b, a, b.c(K(1)));
+  auto zero = b.c(K(0));
+  auto num = b.sel(big, b.c(K(-1)), b.sel(mid, am1.hi, a));
+  auto num_lo = b.sel(big, zero, b.sel(mid, am1.lo, zero));
+  auto den = b.sel(big, a, b.sel(mid, ap1.hi, b.c(K(1))));
+  auto den_lo = b.sel(big, zero, b.sel(mid, ap1.lo, zero));
+  auto rcp = b.div(b.c(K(1)), den);
+  auto t = b.mul(num, rcp);
+  auto residual = b.add(b.fma(b.neg(t), den, num), b.fma(b.neg(t), den_lo, num_lo));
+  auto t_lo = b.mul(residual, rcp);
+  auto z = b.mul(t, t);
+  auto poly = horner(b, z, C::kPoly);
+  // atan(t + t_lo) = t + t^3 T(t^2) + t_lo / (1 + t^2)
+  auto tail = b.fma(b.mul(t, z), poly, b.fma(b.neg(t_lo), z, t_lo));
+  auto base_hi = b.sel(big, b.c(C::kPio2Hi), b.sel(mid, b.c(C::kPio4Hi), zero));
+  auto base_lo = b.sel(big, b.c(C::kPio2Lo), b.sel(mid, b.c(C::kPio4Lo), zero));
+  auto h = two_sum(b, base_hi, t);
+  auto y = b.add(h.hi, b.add(h.lo, b.add(tail, base_lo)));
+  auto signed_y = with_sign_of<P>(b, y, x);
+  return b.sel(b.is_nan(x), x, signed_y);
+}
+
+}  // namespace vyre::math

@@ -1,0 +1,121 @@
+// exp and exp2 (and the exponential kernel sinh, cosh and tanh share).
+//
+// exp(x) = 2^k * e^r with k = rint(x / ln2) and r = x - k ln2 as a double-word: r_hi = x - k*LN2_HI
+// is exact (fma; x and k*LN2_HI are multiples of ulp(LN2_HI) and |r_hi| < 1/2), r_lo = -k*LN2_LO.
+// e^r = 1 + r + r^2 * R(r) (minimax R, |r| <= 0.3467) is formed as a double-word, rounded once, and
+// scaled by 2^k in two exact steps so overflow and gradual underflow round once. Where the result
+// is subnormal the double-word is first rounded to odd, which makes the second rounding correct.
+// exp2(x) = 2^k * e^((x - k) ln2), with (x - k) exact and (x - k)*ln2 as a double-word.
+#pragma once
+
+#include "math/algorithms/common.hpp"
+#include "math/polynomials.hpp"
+
+namespace vyre::math {
+
+template <class P>
+struct ExpConstants;
+
+template <>
+struct ExpConstants<P32> {
+  static constexpr float kLog2e = 0x1.715476p+0f;
+  static constexpr float kLn2Hi = 0x1.62e430p-1f;
+  static constexpr float kLn2Lo = -0x1.05c610p-29f;
+  static constexpr float kExpMax = 89.0f;      // exp(89) > FLT_MAX: clamping keeps +inf
+  static constexpr float kExpMin = -104.0f;    // exp(-104) < 2^-150: clamping keeps +0
+  static constexpr float kExp2Max = 130.0f;
+  static constexpr float kExp2Min = -152.0f;
+  static constexpr std::int32_t kMinNormalK = -126;  // 2^k * [0.7, 1.42) may be subnormal below
+  static constexpr const float (&kPoly)[6] = poly::k_exp_f32;
+};
+
+template <>
+struct ExpConstants<P64> {
+  static constexpr double kLog2e = 0x1.71547652b82fep+0;
+  static constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
+  static constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
+  static constexpr double kExpMax = 710.0;
+  static constexpr double kExpMin = -746.0;
+  static constexpr double kExp2Max = 1030.0;
+  static constexpr double kExp2Min = -1080.0;
+  static constexpr std::int32_t kMinNormalK = -1022;
+  static constexpr const double (&kPoly)[12] = poly::k_exp_f64;
+};
+
+// e^(r_hi + r_lo) as a double-word (unnormalized), for |r_hi| <= 0.3467 and |r_lo| << |r_hi|.
+template <class P, class B>
+DW<typename P::template F<B>> exp_kernel(B& b, const typename P::template F<B>& r_hi,
+                                         const typename P::template F<B>& r_lo) {
+  using C = ExpConstants<P>;
+  using K = typename P::K;
+  auto poly = horner(b, r_hi, C::kPoly);
+  auto q = b.mul(b.mul(r_hi, r_hi), poly);  // r^2 R(r), about r^2 / 2
+  auto s = two_sum(b, r_hi, q);
+  auto p = fast_two_sum(b, b.c(K(1)), s.hi);
+  // e^(r_hi + r_lo) = e^r_hi (1 + r_lo + ...): the r_lo term is r_lo e^r_hi = r_lo (1 + s.hi).
+  auto lo = b.add(b.add(p.lo, s.lo), b.fma(r_lo, s.hi, r_lo));
+  return {p.hi, lo};
+}
+
+// The argument reduction of exp: k and r = x - k ln2 (double-word), for clamped finite x.
+template <class P, class B>
+struct ExpReduction {
+  typename B::B32 k;
+  typename P::template F<B> r_hi;
+  typename P::template F<B> r_lo;
+};
+
+template <class P, class B>
+ExpReduction<P, B> exp_reduce(B& b, const typename P::template F<B>& x) {
+  using C = ExpConstants<P>;
+  auto kf = b.rint(b.mul(x, b.c(C::kLog2e)));
+  auto r_hi = b.fma(b.neg(kf), b.c(C::kLn2Hi), x);
+  auto r_lo = b.mul(b.neg(kf), b.c(C::kLn2Lo));
+  return {b.to_s32(kf), r_hi, r_lo};
+}
+
+// (hi + lo) * 2^k rounded once (see the file comment), for hi + lo in [0.7, 1.5).
+template <class P, class B>
+typename P::template F<B> exp_scale(B& b, const DW<typename P::template F<B>>& v,
+                                    const typename B::B32& k) {
+  using C = ExpConstants<P>;
+  using K = typename P::K;
+  auto n = fast_two_sum(b, v.hi, v.lo);
+  // Round to odd: if the double-word is inexact and hi is even, step hi towards lo.
+  auto hi_bits = b.bits(n.hi);
+  auto one = P::bits_const(b, 1);
+  auto is_even = b.eq(b.and_(hi_bits, one), P::bits_const(b, 0));
+  auto up = b.and_(is_even, b.gt(n.lo, b.c(K(0))));
+  auto down = b.and_(is_even, b.lt(n.lo, b.c(K(0))));
+  auto odd_bits = b.sel(up, b.add(hi_bits, one), b.sel(down, b.sub(hi_bits, one), hi_bits));
+  auto subnormal = b.lt_s(k, b.u32(static_cast<std::uint32_t>(C::kMinNormalK)));
+  auto m = b.sel(subnormal, P::from_bits(b, odd_bits), n.hi);
+  return scale<P>(b, m, k);
+}
+
+template <class P, class B>
+typename P::template F<B> exp_fn(B& b, const typename P::template F<B>& x) {
+  using C = ExpConstants<P>;
+  auto xc = b.sel(b.gt(x, b.c(C::kExpMax)), b.c(C::kExpMax), x);
+  xc = b.sel(b.lt(xc, b.c(C::kExpMin)), b.c(C::kExpMin), xc);
+  auto red = exp_reduce<P>(b, xc);
+  auto e = exp_kernel<P>(b, red.r_hi, red.r_lo);
+  auto y = exp_scale<P>(b, e, red.k);
+  return b.sel(b.is_nan(x), x, y);
+}
+
+template <class P, class B>
+typename P::template F<B> exp2_fn(B& b, const typename P::template F<B>& x) {
+  using C = ExpConstants<P>;
+  auto xc = b.sel(b.gt(x, b.c(C::kExp2Max)), b.c(C::kExp2Max), x);
+  xc = b.sel(b.lt(xc, b.c(C::kExp2Min)), b.c(C::kExp2Min), xc);
+  auto kf = b.rint(xc);
+  auto r = b.sub(xc, kf);  // exact, |r| <= 1/2
+  auto r_ln2 = two_prod(b, r, b.c(C::kLn2Hi));
+  auto r_lo = b.fma(r, b.c(C::kLn2Lo), r_ln2.lo);
+  auto e = exp_kernel<P>(b, r_ln2.hi, r_lo);
+  auto y = exp_scale<P>(b, e, b.to_s32(kf));
+  return b.sel(b.is_nan(x), x, y);
+}
+
+}  // namespace vyre::math

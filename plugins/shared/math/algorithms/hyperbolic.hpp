@@ -1,0 +1,105 @@
+// sinh, cosh and tanh, on the exponential kernel of exp.hpp (a = |x|):
+//   sinh: a < 1: x + x^3 H(x^2) (minimax); else sign(x) (e^a - e^-a) / 2
+//   cosh: (e^a + e^-a) / 2 for all a
+//   tanh: a < 0.55: x + x^3 T(x^2) (minimax); else sign(x) (1 - 2 / (e^2a + 1))
+// With e^a = 2^k (P_hi + P_lo): (e^a +- e^-a) / 2 = 2^(k-1) (P +- 2^-2k / P), the bracket formed as
+// a double-word (1/P with one correction step), rounded once and scaled exactly (overflow rounds
+// once to inf). a is clamped where the result is already inf (sinh, cosh) or 1 (tanh).
+#pragma once
+
+#include "math/algorithms/common.hpp"
+#include "math/algorithms/exp.hpp"
+#include "math/polynomials.hpp"
+
+namespace vyre::math {
+
+template <class P>
+struct HyperbolicConstants;
+
+template <>
+struct HyperbolicConstants<P32> {
+  static constexpr float kClamp = 90.0f;       // cosh, sinh(90) > FLT_MAX
+  static constexpr float kTanhClamp = 10.0f;   // tanh(10) rounds to 1
+  static constexpr std::uint32_t kMaxK = 32;   // beyond, e^-2a is far below an ulp
+  static constexpr float kSinhSmall = 1.0f;
+  static constexpr float kTanhSmall = 0.55f;
+  static constexpr const float (&kSinh)[5] = poly::k_sinh_f32;
+  static constexpr const float (&kTanh)[6] = poly::k_tanh_f32;
+};
+
+template <>
+struct HyperbolicConstants<P64> {
+  static constexpr double kClamp = 711.0;
+  static constexpr double kTanhClamp = 20.0;
+  static constexpr std::uint32_t kMaxK = 64;
+  static constexpr double kSinhSmall = 1.0;
+  static constexpr double kTanhSmall = 0.55;
+  static constexpr const double (&kSinh)[8] = poly::k_sinh_f64;
+  static constexpr const double (&kTanh)[11] = poly::k_tanh_f64;
+};
+
+// (e^a + sign e^-a) / 2 for 0 <= a (sign = +1 cosh, -1 sinh).
+template <class P, class B>
+typename P::template F<B> exp_pair(B& b, const typename P::template F<B>& a, typename P::K sign) {
+  using C = HyperbolicConstants<P>;
+  using K = typename P::K;
+  auto ac = b.sel(b.gt(a, b.c(C::kClamp)), b.c(C::kClamp), a);
+  auto red = exp_reduce<P>(b, ac);
+  auto e = exp_kernel<P>(b, red.r_hi, red.r_lo);
+  auto p = fast_two_sum(b, e.hi, e.lo);
+  auto inv = b.div(b.c(K(1)), p.hi);
+  auto inv_lo = b.mul(b.sub(b.fma(b.neg(inv), p.hi, b.c(K(1))), b.mul(inv, p.lo)), inv);
+  auto kk = b.sel(b.lt_s(red.k, b.u32(C::kMaxK)), red.k, b.u32(C::kMaxK));
+  auto sc = pow2<P>(b, b.sub(b.u32(0), b.add(kk, kk)));
+  auto g_hi = b.mul(b.mul(inv, sc), b.c(sign));
+  auto g_lo = b.mul(b.mul(inv_lo, sc), b.c(sign));
+  auto d = two_sum(b, p.hi, g_hi);
+  auto v = b.add(d.hi, b.add(d.lo, b.add(p.lo, g_lo)));
+  return scale<P>(b, v, b.sub(red.k, b.u32(1)));
+}
+
+template <class P, class B>
+typename P::template F<B> sinh_fn(B& b, const typename P::template F<B>& x) {
+  using C = HyperbolicConstants<P>;
+  using K = typename P::K;
+  auto a = b.abs(x);
+  auto z = b.mul(x, x);
+  auto small = b.fma(b.mul(x, z), horner(b, z, C::kSinh), x);
+  auto big = with_sign_of<P>(b, exp_pair<P>(b, a, K(-1)), x);
+  auto y = b.sel(b.lt(a, b.c(C::kSinhSmall)), small, big);
+  return b.sel(b.is_nan(x), x, y);
+}
+
+template <class P, class B>
+typename P::template F<B> cosh_fn(B& b, const typename P::template F<B>& x) {
+  using K = typename P::K;
+  auto y = exp_pair<P>(b, b.abs(x), K(1));
+  return b.sel(b.is_nan(x), x, y);
+}
+
+template <class P, class B>
+typename P::template F<B> tanh_fn(B& b, const typename P::template F<B>& x) {
+  using C = HyperbolicConstants<P>;
+  using K = typename P::K;
+  auto a = b.abs(x);
+  auto z = b.mul(x, x);
+  auto small = b.fma(b.mul(x, z), horner(b, z, C::kTanh), x);
+  small = b.sel(b.eq(x, b.c(K(0))), x, small);  // tanh(-0) = -0
+  // 1 - 2 / (e^2a + 1), e^2a = 2^k (P_hi + P_lo)
+  auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
+  auto red = exp_reduce<P>(b, b.add(ac, ac));
+  auto e = exp_kernel<P>(b, red.r_hi, red.r_lo);
+  auto sc = pow2<P>(b, red.k);
+  auto u = two_sum(b, b.mul(e.hi, sc), b.c(K(1)));
+  auto u_lo = b.fma(e.lo, sc, u.lo);
+  auto rcp = b.div(b.c(K(1)), u.hi);
+  auto w = b.mul(b.c(K(2)), rcp);
+  auto residual = b.fma(b.neg(w), u_lo, b.fma(b.neg(w), u.hi, b.c(K(2))));
+  auto w_lo = b.mul(residual, rcp);
+  auto h = fast_two_sum(b, b.c(K(1)), b.neg(w));
+  auto big = with_sign_of<P>(b, b.add(h.hi, b.sub(h.lo, w_lo)), x);
+  auto y = b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big);
+  return b.sel(b.is_nan(x), x, y);
+}
+
+}  // namespace vyre::math

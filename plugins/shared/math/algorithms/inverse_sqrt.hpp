@@ -1,0 +1,54 @@
+// inverse_sqrt: y0 = 1 / sqrt(x) (sqrt.rn, div.rn: within 1.5 ulp), then one Newton correction
+// y = y0 + y0 (1 - x y0^2) / 2 with the residual 1 - x y0^2 formed from the exact square y0^2
+// (two_prod), which leaves the result within a hair of correctly rounded. x is first scaled by an
+// even power of two into a range where y0^2 cannot overflow or underflow, and the result scaled
+// back exactly. Specials (+-0, +inf, x < 0, NaN) take y0 itself: +inf, -inf, +0, NaN.
+#pragma once
+
+#include <limits>
+
+#include "math/algorithms/common.hpp"
+
+namespace vyre::math {
+
+template <class P>
+struct InverseSqrtConstants;
+
+template <>
+struct InverseSqrtConstants<P32> {
+  static constexpr float kTiny = 0x1p-100f;
+  static constexpr float kHuge = 0x1p+100f;
+  static constexpr float kUp = 0x1p+100f;     // x * kUp -> result * kUpBack
+  static constexpr float kUpBack = 0x1p+50f;
+  static constexpr float kDown = 0x1p-100f;
+  static constexpr float kDownBack = 0x1p-50f;
+};
+
+template <>
+struct InverseSqrtConstants<P64> {
+  static constexpr double kTiny = 0x1p-1000;
+  static constexpr double kHuge = 0x1p+1000;
+  static constexpr double kUp = 0x1p+1000;
+  static constexpr double kUpBack = 0x1p+500;
+  static constexpr double kDown = 0x1p-1000;
+  static constexpr double kDownBack = 0x1p-500;
+};
+
+template <class P, class B>
+typename P::template F<B> inverse_sqrt_fn(B& b, const typename P::template F<B>& x) {
+  using C = InverseSqrtConstants<P>;
+  using K = typename P::K;
+  auto tiny = b.lt(x, b.c(C::kTiny));
+  auto huge = b.gt(x, b.c(C::kHuge));
+  auto factor = b.sel(tiny, b.c(C::kUp), b.sel(huge, b.c(C::kDown), b.c(K(1))));
+  auto back = b.sel(tiny, b.c(C::kUpBack), b.sel(huge, b.c(C::kDownBack), b.c(K(1))));
+  auto xs = b.mul(x, factor);
+  auto y0 = b.div(b.c(K(1)), b.sqrt(xs));
+  auto sq = two_prod(b, y0, y0);
+  auto residual = b.fma(b.neg(xs), sq.lo, b.fma(b.neg(xs), sq.hi, b.c(K(1))));
+  auto y = b.fma(b.mul(y0, b.c(K(0.5))), residual, y0);
+  auto regular = b.and_(b.gt(xs, b.c(K(0))), b.lt(xs, b.c(std::numeric_limits<K>::infinity())));
+  return b.mul(b.sel(regular, y, y0), back);
+}
+
+}  // namespace vyre::math

@@ -1,0 +1,143 @@
+// log and log2.
+//
+// x = 2^e * m with m in [sqrt(1/2), sqrt(2)) (integer operations on the bits; subnormals are first
+// scaled into the normal range). With f = m - 1 (exact) and s = f / (2 + f):
+//   log(m) = 2 atanh(s) = f - f^2/2 + s (f^2/2 + R(s^2)),  R(z) = z Q(z) minimax, z <= 0.02945,
+// formed as a double-word (f - f^2/2 with two_sum and an exact f^2/2). Then
+//   log(x)  = e*ln2 + log(m)          (double-word arithmetic, one final rounding)
+//   log2(x) = e + log(m) * (1/ln2)
+// Specials: log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN -> NaN.
+#pragma once
+
+#include <limits>
+#include <type_traits>
+
+#include "math/algorithms/common.hpp"
+#include "math/polynomials.hpp"
+
+namespace vyre::math {
+
+template <class P>
+struct LogConstants;
+
+template <>
+struct LogConstants<P32> {
+  static constexpr float kMinNormal = 0x1p-126f;
+  static constexpr float kSubnormalScale = 0x1p+24f;
+  static constexpr std::uint32_t kSubnormalShift = 24;
+  static constexpr std::uint64_t kSqrtHalfBits = 0x3F3504F3u;  // 0.70710677
+  static constexpr float kLn2Hi = 0x1.62e430p-1f;
+  static constexpr float kLn2Lo = -0x1.05c610p-29f;
+  static constexpr float kInvLn2Hi = 0x1.715476p+0f;
+  static constexpr float kInvLn2Lo = 0x1.4ae0c0p-26f;
+  static constexpr const float (&kPoly)[4] = poly::k_log_f32;
+};
+
+template <>
+struct LogConstants<P64> {
+  static constexpr double kMinNormal = 0x1p-1022;
+  static constexpr double kSubnormalScale = 0x1p+54;
+  static constexpr std::uint32_t kSubnormalShift = 54;
+  static constexpr std::uint64_t kSqrtHalfBits = 0x3FE6A09E667F3BCDull;  // 0.7071067811865476
+  static constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
+  static constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
+  static constexpr double kInvLn2Hi = 0x1.71547652b82fep+0;
+  static constexpr double kInvLn2Lo = 0x1.777d0ffda0d24p-56;
+  static constexpr const double (&kPoly)[8] = poly::k_log_f64;
+};
+
+// The shifted exponent as a B32 (it fits: |e| < 1100).
+template <class P, class B>
+typename B::B32 exponent_as_s32(B& b, const typename P::template I<B>& e) {
+  if constexpr (std::is_same_v<P, P64>) {
+    return b.lo32(e);
+  } else {
+    (void)b;
+    return e;
+  }
+}
+
+template <class P, class B>
+typename P::template F<B> exponent_to_float(B& b, const typename B::B32& e) {
+  if constexpr (std::is_same_v<P, P64>) {
+    return b.s32_to_f64(e);
+  } else {
+    return b.s32_to_f32(e);
+  }
+}
+
+template <class P, class B>
+struct LogParts {
+  typename P::template F<B> e;        // the exponent, as a float (exact)
+  DW<typename P::template F<B>> lm;   // log(m), |lo| <= ulp(hi)
+};
+
+// e and log(m) for finite x > 0.
+template <class P, class B>
+LogParts<P, B> log_parts(B& b, const typename P::template F<B>& x) {
+  using C = LogConstants<P>;
+  using K = typename P::K;
+  auto tiny = b.lt(x, b.c(C::kMinNormal));
+  auto xs = b.sel(tiny, b.mul(x, b.c(C::kSubnormalScale)), x);
+  auto ix = b.sub(b.bits(xs), P::bits_const(b, C::kSqrtHalfBits));
+  // ix >> mantissa bits is the exponent e (arithmetic shift; x >= sqrt(1/2) * 2^e).
+  auto e_wide = b.shr_s(ix, b.u32(P::kMantissaBits));
+  auto m_bits = b.add(b.and_(ix, P::bits_const(b, P::kMantissaMask)),
+                      P::bits_const(b, C::kSqrtHalfBits));
+  auto m = P::from_bits(b, m_bits);
+  auto e_int = exponent_as_s32<P>(b, e_wide);
+  e_int = b.sub(e_int, b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
+  auto e = exponent_to_float<P>(b, e_int);
+
+  auto f = b.sub(m, b.c(K(1)));
+  auto s = b.div(f, b.add(b.c(K(2)), f));
+  auto z = b.mul(s, s);
+  auto r = b.mul(z, horner(b, z, C::kPoly));
+  auto hf = b.mul(b.c(K(0.5)), f);
+  auto hfsq = two_prod(b, hf, f);  // f^2 / 2 exactly
+  auto corr = b.mul(s, b.add(hfsq.hi, r));
+  auto a = two_sum(b, f, b.neg(hfsq.hi));
+  auto lo = b.add(b.sub(a.lo, hfsq.lo), corr);
+  return {e, fast_two_sum(b, a.hi, lo)};
+}
+
+// The result for x that is not finite and positive: -inf for +-0, NaN for x < 0, x otherwise
+// (+inf, NaN).
+template <class P, class B>
+typename P::template F<B> log_special(B& b, const typename P::template F<B>& x) {
+  using K = typename P::K;
+  auto zero = b.eq(x, b.c(K(0)));
+  auto negative = b.lt(x, b.c(K(0)));
+  auto nan = b.c(std::numeric_limits<K>::quiet_NaN());
+  return b.sel(zero, b.c(-std::numeric_limits<K>::infinity()), b.sel(negative, nan, x));
+}
+
+template <class P, class B>
+typename B::Pred log_domain(B& b, const typename P::template F<B>& x) {
+  using K = typename P::K;
+  return b.and_(b.gt(x, b.c(K(0))), b.lt(x, b.c(std::numeric_limits<K>::infinity())));
+}
+
+template <class P, class B>
+typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
+  using C = LogConstants<P>;
+  auto parts = log_parts<P>(b, x);
+  auto eln2 = two_prod(b, parts.e, b.c(C::kLn2Hi));
+  auto lo = b.add(b.fma(parts.e, b.c(C::kLn2Lo), eln2.lo), parts.lm.lo);
+  auto sum = two_sum(b, eln2.hi, parts.lm.hi);
+  auto y = b.add(sum.hi, b.add(sum.lo, lo));
+  return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+}
+
+template <class P, class B>
+typename P::template F<B> log2_fn(B& b, const typename P::template F<B>& x) {
+  using C = LogConstants<P>;
+  auto parts = log_parts<P>(b, x);
+  auto p = two_prod(b, parts.lm.hi, b.c(C::kInvLn2Hi));
+  auto lo = b.fma(parts.lm.hi, b.c(C::kInvLn2Lo), b.fma(parts.lm.lo, b.c(C::kInvLn2Hi), p.lo));
+  auto sum = two_sum(b, parts.e, p.hi);
+  auto y = b.add(sum.hi, b.add(sum.lo, lo));
+  return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+}
+
+}  // namespace vyre::math

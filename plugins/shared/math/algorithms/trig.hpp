@@ -1,0 +1,101 @@
+// sin, cos and tan: after the reduction x = n pi/2 + (r_hi + r_lo), both kernels are evaluated
+// (no divergent branch) as double-words
+//   sin(r) = r + r^3 S(r^2) + r_lo (1 - r^2/2)
+//   cos(r) = (1 - r^2/2) + r^4 C(r^2) - r r_lo    (1 - r^2/2 with its rounding error, r^2 exact)
+// and combined by quadrant: sin x = +-sin r or +-cos r, cos x likewise, and tan x = sin r / cos r
+// or -cos r / sin r, a double-word quotient (one division, one correction step).
+#pragma once
+
+#include "math/algorithms/common.hpp"
+#include "math/algorithms/trig_reduction.hpp"
+#include "math/polynomials.hpp"
+
+namespace vyre::math {
+
+template <class P>
+struct TrigPoly;
+
+template <>
+struct TrigPoly<P32> {
+  static constexpr const float (&kSin)[4] = poly::k_sin_f32;
+  static constexpr const float (&kCos)[4] = poly::k_cos_f32;
+};
+
+template <>
+struct TrigPoly<P64> {
+  static constexpr const double (&kSin)[7] = poly::k_sin_f64;
+  static constexpr const double (&kCos)[7] = poly::k_cos_f64;
+};
+
+template <class P, class B>
+DW<typename P::template F<B>> sin_kernel(B& b, const TrigReduction<P, B>& r) {
+  using K = typename P::K;
+  auto z = b.mul(r.r_hi, r.r_hi);
+  auto v = b.mul(z, r.r_hi);
+  auto s = horner(b, z, TrigPoly<P>::kSin);
+  auto lo_term = b.fma(b.mul(b.c(K(-0.5)), z), r.r_lo, r.r_lo);
+  auto tail = b.fma(v, s, lo_term);
+  return fast_two_sum(b, r.r_hi, tail);
+}
+
+template <class P, class B>
+DW<typename P::template F<B>> cos_kernel(B& b, const TrigReduction<P, B>& r) {
+  using K = typename P::K;
+  auto z = two_prod(b, r.r_hi, r.r_hi);
+  auto hz = b.mul(b.c(K(0.5)), z.hi);
+  auto w = b.sub(b.c(K(1)), hz);
+  auto w_err = b.sub(b.sub(b.c(K(1)), w), hz);  // exact: the rounding error of w
+  auto c = horner(b, z.hi, TrigPoly<P>::kCos);
+  auto small = b.fma(b.c(K(0.5)), z.lo, b.mul(r.r_hi, r.r_lo));  // z_lo/2 + r r_lo
+  auto tail = b.add(w_err, b.fma(b.mul(z.hi, z.hi), c, b.neg(small)));
+  return fast_two_sum(b, w, tail);
+}
+
+// (sin r, cos r) chosen and signed for the quadrant of sin (shift 0) or cos (shift 1).
+template <class P, class B>
+typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
+  auto s = sin_kernel<P>(b, r);
+  auto c = cos_kernel<P>(b, r);
+  auto n = b.add(r.n, b.u32(shift));
+  auto odd = b.eq(b.and_(n, b.u32(1)), b.u32(1));
+  auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
+  auto y = b.add(b.sel(odd, c.hi, s.hi), b.sel(odd, c.lo, s.lo));
+  return b.sel(negative, b.neg(y), y);
+}
+
+template <class P, class B>
+typename P::template F<B> sin_fn(B& b, const typename P::template F<B>& x) {
+  using K = typename P::K;
+  auto r = trig_reduce<P>(b, x);
+  auto y = sin_or_cos<P>(b, r, 0);
+  return b.sel(b.eq(x, b.c(K(0))), x, y);  // sin(-0) = -0
+}
+
+template <class P, class B>
+typename P::template F<B> cos_fn(B& b, const typename P::template F<B>& x) {
+  auto r = trig_reduce<P>(b, x);
+  return sin_or_cos<P>(b, r, 1);
+}
+
+template <class P, class B>
+typename P::template F<B> tan_fn(B& b, const typename P::template F<B>& x) {
+  using K = typename P::K;
+  auto r = trig_reduce<P>(b, x);
+  auto s = sin_kernel<P>(b, r);
+  auto c = cos_kernel<P>(b, r);
+  auto odd = b.eq(b.and_(r.n, b.u32(1)), b.u32(1));
+  auto num_hi = b.sel(odd, c.hi, s.hi);
+  auto num_lo = b.sel(odd, c.lo, s.lo);
+  auto den_hi = b.sel(odd, s.hi, c.hi);
+  auto den_lo = b.sel(odd, s.lo, c.lo);
+  // q = num / den as q0 + q0_lo: q0 = num_hi * (1/den_hi), then one correction step.
+  auto rcp = b.div(b.c(K(1)), den_hi);
+  auto q0 = b.mul(num_hi, rcp);
+  auto residual = b.fma(b.neg(q0), den_hi, num_hi);
+  residual = b.add(residual, b.fma(b.neg(q0), den_lo, num_lo));
+  auto q = b.fma(residual, rcp, q0);
+  auto y = b.sel(odd, b.neg(q), q);
+  return b.sel(b.eq(x, b.c(K(0))), x, y);  // tan(-0) = -0
+}
+
+}  // namespace vyre::math

@@ -1,0 +1,20 @@
+// The Vulkan plugin's math library: SPIR-V functions, emitted into a module once each on first
+// use, for the shared algorithms of plugins/shared/math. `exact_function` gives correctly rounded
+// div, sqrt and fma (algorithms/exact.hpp); `math_function` the transcendentals and inverse_sqrt
+// (algorithms/functions.hpp) within SPEC §5's bounds. Each takes and returns values of `type`
+// (F32 or F64) and needs 64-bit integers on the device.
+#pragma once
+
+#include "codegen/context.hpp"
+
+namespace vyre::vulkan::math {
+
+enum class ExactOp : std::uint8_t { Div, Sqrt, Fma };
+
+codegen::Id exact_function(codegen::ModuleContext& ctx, ExactOp op, Type type);
+codegen::Id math_function(codegen::ModuleContext& ctx, UnOp op, Type type);
+
+// Whether `op` on floats is a library operation (the transcendentals and inverse_sqrt).
+bool is_library_op(UnOp op);
+
+}  // namespace vyre::vulkan::math

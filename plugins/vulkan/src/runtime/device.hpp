@@ -1,0 +1,85 @@
+// One Vulkan device for one backend instance: its own VkInstance, the chosen physical device, a
+// logical device with one compute queue, and what the device offers (DeviceFeatures for the
+// emitter, limits for the dispatch checks, memory types for allocation).
+//
+// Device choice: CreateOptions::device_ordinal, else VYRE_VULKAN_DEVICE_ORDINAL (an index into the
+// loader's list of physical devices), else the first discrete GPU, then integrated, virtual, any
+// other GPU, and the CPU (lavapipe) last. A device qualifies with Vulkan 1.2, a compute queue and
+// VK_KHR_push_descriptor.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "codegen/lowering.hpp"
+#include "runtime/loader.hpp"
+
+namespace vyre::vulkan {
+
+inline constexpr const char* kDeviceOrdinalEnv = "VYRE_VULKAN_DEVICE_ORDINAL";
+
+// VYRE_VULKAN_DEVICE_ORDINAL: nullopt when unset; throws VYRE_ERR_INVALID_ARGUMENT when malformed.
+std::optional<int> device_ordinal_from_env();
+
+struct DeviceLimits {
+  std::uint32_t max_workgroup_invocations = 0;
+  std::uint32_t max_workgroup_size[3] = {0, 0, 0};
+  std::uint32_t max_workgroup_count[3] = {0, 0, 0};
+  std::uint32_t max_shared_memory = 0;
+  std::uint32_t max_push_constants = 0;
+  std::uint32_t max_push_descriptors = 0;
+  std::uint64_t max_storage_buffer_range = 0;
+  std::uint64_t min_storage_offset_alignment = 16;
+  std::uint64_t non_coherent_atom = 64;
+  double timestamp_period_ns = 0;  // 0: no timestamps on the queue
+  std::uint32_t subgroup_size = 0;
+};
+
+class Device {
+ public:
+  // Throws VYRE_ERR_NO_DEVICE (no loader, no qualifying device, device creation failed) or
+  // VYRE_ERR_INVALID_ARGUMENT (a bad ordinal).
+  static std::shared_ptr<Device> open(std::optional<int> ordinal);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceFns& fn() const { return fns_; }
+  VkDevice handle() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  std::uint32_t queue_family() const { return queue_family_; }
+  std::mutex& queue_mutex() { return queue_mutex_; }
+
+  const DeviceFeatures& features() const { return features_; }
+  const DeviceLimits& limits() const { return limits_; }
+  const VkPhysicalDeviceProperties& properties() const { return properties_; }
+  const VkPhysicalDeviceMemoryProperties& memory() const { return memory_; }
+  std::uint64_t device_local_bytes() const;
+  // Bytes identifying device and driver (pipeline cache file name).
+  std::string cache_key() const;
+
+ private:
+  Device() = default;
+  void create_instance(const Loader& loader);
+  void choose_physical(std::optional<int> ordinal);
+  void probe_and_create_device();
+
+  InstanceFns ifn_{};
+  DeviceFns fns_{};
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  std::uint32_t queue_family_ = 0;
+  std::mutex queue_mutex_;
+  VkPhysicalDeviceProperties properties_{};
+  VkPhysicalDeviceMemoryProperties memory_{};
+  std::uint8_t pipeline_cache_uuid_[VK_UUID_SIZE] = {};
+  DeviceFeatures features_;
+  DeviceLimits limits_;
+};
+
+}  // namespace vyre::vulkan

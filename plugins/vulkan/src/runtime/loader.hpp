@@ -1,0 +1,64 @@
+// The Vulkan loader, opened at run time: dlopen("libvulkan.so.1") (or VYRE_VULKAN_LOADER_LIBRARY),
+// then every entry point of entry_points.hpp through vkGetInstanceProcAddr / vkGetDeviceProcAddr.
+// Nothing links libvulkan, so the plugin loads and registers on machines without Vulkan; only
+// create() fails.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <vulkan/vulkan_core.h>
+
+#include "runtime/entry_points.hpp"
+#include "vyre/backend_abi.h"
+
+namespace vyre::vulkan {
+
+inline constexpr const char* kLoaderLibraryEnv = "VYRE_VULKAN_LOADER_LIBRARY";
+inline constexpr const char* kDefaultLoaderLibrary = "libvulkan.so.1";
+
+// The global entry points of the process's loader, opened once per library path and kept loaded.
+// Throws vyre::Error VYRE_ERR_NO_DEVICE (with what to install) when the library cannot be opened
+// or lacks vkGetInstanceProcAddr.
+struct Loader {
+  static const Loader& open();
+
+  std::string library;
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+#define VYRE_VK_DECLARE(name) PFN_##name name = nullptr;
+  VYRE_VK_GLOBAL_ENTRY_POINTS(VYRE_VK_DECLARE)
+#undef VYRE_VK_DECLARE
+};
+
+// Instance-level and device-level entry points.
+struct InstanceFns {
+#define VYRE_VK_DECLARE(name) PFN_##name name = nullptr;
+  VYRE_VK_INSTANCE_ENTRY_POINTS(VYRE_VK_DECLARE)
+#undef VYRE_VK_DECLARE
+  void resolve(const Loader& loader, VkInstance instance);
+};
+
+struct DeviceFns {
+#define VYRE_VK_DECLARE(name) PFN_##name name = nullptr;
+  VYRE_VK_DEVICE_ENTRY_POINTS(VYRE_VK_DECLARE)
+#undef VYRE_VK_DECLARE
+  void resolve(const InstanceFns& instance, VkDevice device);
+};
+
+// A zeroed Vulkan struct with its sType set.
+template <class T>
+T vk_struct(VkStructureType type) {
+  T value{};
+  value.sType = type;
+  return value;
+}
+
+// "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"
+std::string describe(VkResult result);
+// The vyre status a failed result maps to: OUT_OF_MEMORY for the out-of-memory results, DEVICE
+// for the rest.
+vyre_status status_for(VkResult result);
+// Throws vyre::Error when `result` is negative: "<call> failed: <describe>. Fix: <fix>".
+void check(VkResult result, std::string_view call, std::string_view fix = {});
+
+}  // namespace vyre::vulkan

@@ -1,0 +1,227 @@
+#include "runtime/resident.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "vyre/error.hpp"
+
+namespace vyre::vulkan {
+
+namespace {
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+void reserve(Runtime& rt, std::uint64_t bytes) {
+  std::uint64_t used = rt.resident_reserved.load();
+  do {
+    if (used + bytes > rt.memory_budget || used + bytes < used)
+      fail(VYRE_ERR_OUT_OF_MEMORY,
+           "resident_alloc of " + std::to_string(bytes) + " bytes exceeds the Vulkan memory budget (" +
+               std::to_string(rt.memory_budget - std::min(used, rt.memory_budget)) + " of " +
+               std::to_string(rt.memory_budget) + " bytes available)",
+           "free resident buffers, or raise memory_budget_bytes");
+  } while (!rt.resident_reserved.compare_exchange_weak(used, used + bytes));
+}
+
+}  // namespace
+
+VulkanResident::VulkanResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_len)
+    : kit::DeviceBuffer(byte_len), rt_(std::move(runtime)) {
+  reserve(*rt_, byte_len);
+  try {
+    block_ = rt_->memory->acquire(MemoryKind::Device, binding_range(byte_len));
+    SubmissionHandle s(*rt_);
+    VkCommandBuffer cmd = s->begin(false);
+    rt_->device->fn().vkCmdFillBuffer(cmd, block_.buffer(), 0, VK_WHOLE_SIZE, 0);
+    s->submit();
+    s->wait(UINT64_MAX);
+  } catch (...) {
+    rt_->resident_reserved.fetch_sub(byte_len);
+    throw;
+  }
+  Telemetry::add(rt_->telemetry.resident_allocations);
+  Telemetry::add(rt_->telemetry.resident_bytes, byte_len);
+}
+
+VulkanResident::~VulkanResident() {
+  rt_->resident_reserved.fetch_sub(byte_len());
+  rt_->telemetry.resident_bytes.fetch_sub(byte_len());
+  Telemetry::add(rt_->telemetry.resident_frees);
+}
+
+VulkanResident& vulkan_resident(kit::DeviceBuffer& buffer) {
+  auto* r = dynamic_cast<VulkanResident*>(&buffer);
+  if (r == nullptr)
+    fail(VYRE_ERR_INVALID_HANDLE, "the resident buffer does not belong to the vulkan backend",
+         "allocate it with this backend instance");
+  return *r;
+}
+
+void upload(Runtime& rt, std::span<const kit::CheckedWrite> writes) {
+  std::uint64_t total = 0;
+  for (const auto& w : writes) total += w.data.size();
+  if (total == 0) return;
+  Block staging = rt.memory->acquire(MemoryKind::Staging, total);
+  SubmissionHandle s(rt);
+  VkCommandBuffer cmd = s->begin(false);
+  std::uint64_t at = 0;
+  for (const auto& w : writes) {
+    if (w.data.empty()) continue;
+    std::memcpy(staging.mapped() + at, w.data.data(), w.data.size());
+    const VkBufferCopy region{at, w.offset, w.data.size()};
+    rt.device->fn().vkCmdCopyBuffer(cmd, staging.buffer(), vulkan_resident(*w.dst).block().buffer(), 1, &region);
+    at += w.data.size();
+  }
+  s->submit();
+  s->wait(UINT64_MAX);
+  Telemetry::add(rt.telemetry.bytes_in, total);
+}
+
+void download(Runtime& rt, std::span<const kit::CheckedRead> reads) {
+  std::uint64_t total = 0;
+  for (const auto& r : reads) total += r.data.size();
+  if (total == 0) return;
+  Block staging = rt.memory->acquire(MemoryKind::Staging, total);
+  SubmissionHandle s(rt);
+  VkCommandBuffer cmd = s->begin(false);
+  std::uint64_t at = 0;
+  for (const auto& r : reads) {
+    if (r.data.empty()) continue;
+    const VkBufferCopy region{r.offset, at, r.data.size()};
+    rt.device->fn().vkCmdCopyBuffer(cmd, vulkan_resident(*r.src).block().buffer(), staging.buffer(), 1, &region);
+    at += r.data.size();
+  }
+  memory_barrier(rt.device->fn(), cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  s->submit();
+  s->wait(UINT64_MAX);
+  at = 0;
+  for (const auto& r : reads) {
+    if (r.data.empty()) continue;
+    std::memcpy(r.data.data(), staging.mapped() + at, r.data.size());
+    at += r.data.size();
+  }
+  Telemetry::add(rt.telemetry.bytes_out, total);
+}
+
+void record_resident(Runtime& rt, VkCommandBuffer cmd, const kit::ResidentDispatch& dispatch, std::vector<Block>& temporaries) {
+  const VulkanProgram& program = vulkan_program(*dispatch.program);
+  const Program& ir = program.program();
+  const std::vector<std::uint32_t>& slots = program.lowered().storage_buffers;
+  const DeviceFns& fn = rt.device->fn();
+  std::vector<BoundBuffer> bindings(slots.size());
+  bool copied = false;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const std::uint32_t b = slots[i];
+    const kit::CheckedBinding& binding = dispatch.bindings[b];
+    BoundBuffer& bound = bindings[i];
+    bound.elements = dispatch.buffer_elements[b];
+    const std::uint64_t bytes = bound.elements * byte_size(ir.buffers[b].element);
+    bound.range = binding_range(bytes);
+    if (binding.resident) {
+      const Block& block = vulkan_resident(*binding.resident).block();
+      bound.buffer = block.buffer();
+      continue;
+    }
+    // Host bytes of a read/uniform buffer: staged for this dispatch.
+    Block staging = rt.memory->acquire(MemoryKind::Staging, bound.range);
+    if (!binding.host.empty()) std::memcpy(staging.mapped(), binding.host.data(), binding.host.size());
+    if (rt.memory->unified()) {
+      bound.buffer = staging.buffer();
+    } else {
+      Block device = rt.memory->acquire(MemoryKind::Device, bound.range);
+      if (!binding.host.empty()) {
+        const VkBufferCopy region{0, 0, binding.host.size()};
+        fn.vkCmdCopyBuffer(cmd, staging.buffer(), device.buffer(), 1, &region);
+        copied = true;
+      }
+      bound.buffer = device.buffer();
+      temporaries.push_back(std::move(device));
+    }
+    temporaries.push_back(std::move(staging));
+  }
+  check_launch(*rt.device, dispatch.geometry, bindings);
+  if (copied)
+    memory_barrier(fn, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT);
+  record_program(rt, cmd, program, dispatch.geometry, bindings);
+}
+
+namespace {
+
+class ResidentPending final : public kit::Pending {
+ public:
+  ResidentPending(SubmissionHandle submission, std::vector<Block> temporaries, std::unique_ptr<InFlightGuard> guard)
+      : submission_(std::move(submission)), temporaries_(std::move(temporaries)), guard_(std::move(guard)) {}
+  ~ResidentPending() override {
+    std::lock_guard lock(mutex_);
+    try {
+      submission_->wait(UINT64_MAX);
+    } catch (...) {
+    }
+  }
+  bool poll() override {
+    std::lock_guard lock(mutex_);
+    if (!submission_->poll()) return false;
+    guard_->clear();
+    return true;
+  }
+  bool wait(std::uint64_t timeout_ns) override {
+    std::lock_guard lock(mutex_);
+    if (!submission_->wait(timeout_ns)) return false;
+    guard_->clear();
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  SubmissionHandle submission_;
+  std::vector<Block> temporaries_;
+  std::unique_ptr<InFlightGuard> guard_;
+};
+
+}  // namespace
+
+std::unique_ptr<kit::Pending> dispatch_resident(std::shared_ptr<Runtime> rt, const kit::ResidentDispatch& dispatch,
+                                                bool wait, vyre::Timing* timing) {
+  const std::uint64_t start = now_ns();
+  SubmissionHandle s(*rt);
+  std::vector<Block> temporaries;
+  VkCommandBuffer cmd = s->begin(timing != nullptr);
+  record_resident(*rt, cmd, dispatch, temporaries);
+  auto guard = std::make_unique<InFlightGuard>();
+  for (const kit::CheckedBinding& b : dispatch.bindings) guard->add(b.resident);
+  s->submit();
+  Telemetry::add(rt->telemetry.submissions);
+  Telemetry::add(rt->telemetry.resident_dispatches);
+  if (!wait) return std::make_unique<ResidentPending>(std::move(s), std::move(temporaries), std::move(guard));
+  const std::uint64_t queued = now_ns();
+  s->wait(UINT64_MAX);
+  if (timing != nullptr) {
+    timing->enqueue_ns = queued - start;
+    timing->wait_ns = now_ns() - queued;
+    timing->wall_ns = now_ns() - start;
+    timing->device_ns = s->device_ns();
+    timing->has_device_ns = true;
+  }
+  return nullptr;
+}
+
+void InFlightGuard::add(const std::shared_ptr<kit::DeviceBuffer>& buffer) {
+  if (!buffer) return;
+  for (const auto& held : buffers_)
+    if (held == buffer) return;
+  buffer->in_flight.fetch_add(1);
+  buffers_.push_back(buffer);
+}
+
+void InFlightGuard::clear() {
+  for (const auto& buffer : buffers_) buffer->in_flight.fetch_sub(1);
+  buffers_.clear();
+}
+
+}  // namespace vyre::vulkan

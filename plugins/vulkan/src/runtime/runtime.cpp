@@ -1,0 +1,27 @@
+#include "runtime/runtime.hpp"
+
+namespace vyre::vulkan {
+
+std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
+  std::optional<int> ordinal = options.device_ordinal;
+  if (!ordinal) ordinal = device_ordinal_from_env();  // validated before the loader opens
+  auto rt = std::make_shared<Runtime>();
+  rt->device = Device::open(ordinal);
+  rt->memory = std::make_shared<Memory>(rt->device);
+  rt->submissions = std::make_unique<SubmissionPool>(rt->device);
+  rt->pipeline_cache = std::make_unique<PipelineCache>(rt->device);
+  rt->telemetry.pipeline_cache_loaded_bytes = rt->pipeline_cache->loaded_bytes();
+  rt->memory_budget = options.memory_budget_bytes != 0 ? options.memory_budget_bytes : rt->device->device_local_bytes();
+  return rt;
+}
+
+void SubmissionHandle::release() noexcept {
+  if (!s_) return;
+  try {
+    rt_->submissions->release(std::move(s_));
+  } catch (...) {
+    s_.reset();  // the destructor waits; a lost device is reported by the caller's own wait
+  }
+}
+
+}  // namespace vyre::vulkan

@@ -1,0 +1,46 @@
+// What one backend instance shares: the device, memory pool, submissions, the pipeline cache,
+// telemetry and the resident-memory budget.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "runtime/device.hpp"
+#include "runtime/memory.hpp"
+#include "runtime/pipeline_cache.hpp"
+#include "runtime/submission.hpp"
+#include "runtime/telemetry.hpp"
+#include "vyre/plugin_kit.hpp"
+
+namespace vyre::vulkan {
+
+struct Runtime {
+  // Opens the device (throws VYRE_ERR_NO_DEVICE / VYRE_ERR_INVALID_ARGUMENT).
+  static std::shared_ptr<Runtime> open(const vyre::CreateOptions& options);
+
+  std::shared_ptr<Device> device;
+  std::shared_ptr<Memory> memory;
+  std::unique_ptr<SubmissionPool> submissions;
+  std::unique_ptr<PipelineCache> pipeline_cache;
+  Telemetry telemetry;
+  std::uint64_t memory_budget = 0;  // resident bytes allowed
+  std::atomic<std::uint64_t> resident_reserved{0};
+};
+
+// Waits for a submission; returns it to the pool.
+class SubmissionHandle {
+ public:
+  explicit SubmissionHandle(Runtime& rt) : rt_(&rt), s_(rt.submissions->acquire()) {}
+  ~SubmissionHandle() { release(); }
+  SubmissionHandle(SubmissionHandle&&) = default;
+  SubmissionHandle& operator=(SubmissionHandle&&) = default;
+  Submission* operator->() { return s_.get(); }
+  Submission& operator*() { return *s_; }
+  void release() noexcept;
+
+ private:
+  Runtime* rt_;
+  std::unique_ptr<Submission> s_;
+};
+
+}  // namespace vyre::vulkan

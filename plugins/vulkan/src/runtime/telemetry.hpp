@@ -1,0 +1,58 @@
+// The Vulkan runtime's counters, reported through metrics_snapshot. Relaxed atomics; `reset`
+// zeroes the counters, not the gauges.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "vyre/plugin_kit.hpp"
+
+namespace vyre::vulkan {
+
+#define VYRE_VK_COUNTERS(X)                               \
+  X("programs_compiled", programs_compiled)               \
+  X("pipelines_created", pipelines_created)               \
+  X("dispatches", dispatches)                             \
+  X("resident_dispatches", resident_dispatches)           \
+  X("sequences", sequences)                               \
+  X("submissions", submissions)                           \
+  X("compute_dispatches", compute_dispatches)             \
+  X("bytes_in", bytes_in)                                 \
+  X("bytes_out", bytes_out)                               \
+  X("timed_dispatches", timed_dispatches)                 \
+  X("timed_device_ns", timed_device_ns)                   \
+  X("resident_allocations", resident_allocations)         \
+  X("resident_frees", resident_frees)
+
+#define VYRE_VK_GAUGES(X)                                 \
+  X("resident_bytes", resident_bytes)                     \
+  X("pipeline_cache_loaded_bytes", pipeline_cache_loaded_bytes)
+
+struct Telemetry {
+#define VYRE_VK_DECLARE_COUNTER(name, member) std::atomic<std::uint64_t> member{0};
+  VYRE_VK_COUNTERS(VYRE_VK_DECLARE_COUNTER)
+  VYRE_VK_GAUGES(VYRE_VK_DECLARE_COUNTER)
+#undef VYRE_VK_DECLARE_COUNTER
+
+  static void add(std::atomic<std::uint64_t>& counter, std::uint64_t amount = 1) {
+    counter.fetch_add(amount, std::memory_order_relaxed);
+  }
+
+  std::vector<kit::Counter> snapshot() const {
+    std::vector<kit::Counter> out;
+#define VYRE_VK_SNAPSHOT(name, member) out.push_back({name, member.load(std::memory_order_relaxed)});
+    VYRE_VK_COUNTERS(VYRE_VK_SNAPSHOT)
+    VYRE_VK_GAUGES(VYRE_VK_SNAPSHOT)
+#undef VYRE_VK_SNAPSHOT
+    return out;
+  }
+
+  void reset() {
+#define VYRE_VK_RESET(name, member) member.store(0, std::memory_order_relaxed);
+    VYRE_VK_COUNTERS(VYRE_VK_RESET)
+#undef VYRE_VK_RESET
+  }
+};
+
+}  // namespace vyre::vulkan

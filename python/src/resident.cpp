@@ -1,0 +1,228 @@
+// Resident buffers (memory on the backend's device), resident dispatches and sequences.
+//
+//   buf = backend.to_device(x)                  # alloc + upload
+//   backend.run_resident(program, x=buf, out=out_buf)
+//   y = out_buf.download(numpy.float32)
+//
+// A resident dispatch binds every non-workgroup buffer in declaration order (positionally after an
+// optional Config, or by name): a ResidentBuffer, or an array for read/uniform buffers (host bytes).
+#include <cstring>
+
+#include <vyre/error.hpp>
+
+#include "bindings.hpp"
+
+namespace vyre::python {
+
+namespace {
+
+struct PyResident {
+  host::Backend backend;
+  host::ResidentBuffer buffer;
+
+  std::uint64_t nbytes() const { return buffer.byte_len(); }
+
+  void upload(const py::handle& value, std::uint64_t offset) const {
+    py::array a = py::module_::import("numpy").attr("ascontiguousarray")(value);
+    const host::Bytes bytes(static_cast<const std::byte*>(a.data()), static_cast<std::size_t>(a.nbytes()));
+    py::gil_scoped_release release;
+    backend.upload(buffer, offset, bytes);
+  }
+
+  py::array download(const py::object& dtype, std::optional<std::uint64_t> count, std::uint64_t offset) const {
+    const py::dtype d = py::dtype::from_args(dtype);
+    const auto item = static_cast<std::uint64_t>(d.itemsize());
+    const std::uint64_t available = offset <= nbytes() ? (nbytes() - offset) / item : 0;
+    const std::uint64_t n = count.value_or(available);
+    py::array out(d, {static_cast<py::ssize_t>(n)}, {});
+    host::ResidentRead read{buffer, offset, writable_bytes(out)};
+    py::gil_scoped_release release;
+    backend.download(std::span<const host::ResidentRead>(&read, 1));
+    return out;
+  }
+};
+
+// Another instance's buffer is rejected by the host wrapper (VYRE_ERR_INVALID_HANDLE).
+PyResident resident_arg(const py::handle& h) {
+  if (!py::isinstance<PyResident>(h))
+    invalid_argument("expected a vyre.ResidentBuffer, got " + py::str(py::type::of(h)).cast<std::string>(),
+                     "make one with backend.alloc or backend.to_device");
+  return h.cast<PyResident>();
+}
+
+// The bindings of a resident dispatch, and what keeps host-bound arrays alive during the call.
+struct ResidentArguments {
+  std::shared_ptr<PyProgram> program;
+  DispatchConfig config;
+  std::vector<host::Binding> bindings;
+  std::vector<py::object> keep;
+};
+
+std::vector<std::size_t> bound_buffers(const vyre::Program& ir) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < ir.buffers.size(); ++i)
+    if (ir.buffers[i].access != Access::Workgroup) out.push_back(i);
+  return out;
+}
+
+host::Binding binding_of(const BufferDecl& decl, const py::handle& value, std::vector<py::object>& keep) {
+  if (py::isinstance<PyResident>(value)) return host::Binding::of(resident_arg(value).buffer);
+  if (decl.access != Access::Read && decl.access != Access::Uniform)
+    invalid_argument("buffer '" + decl.name + "' (" + std::string(access_name(decl.access)) +
+                         ") needs a ResidentBuffer in a resident dispatch",
+                     "bind it to backend.alloc(...) or backend.to_device(array)");
+  HostInput in = host_input(decl, value);
+  keep.push_back(in.keep);
+  return host::Binding::host_bytes(in.bytes);
+}
+
+ResidentArguments resident_arguments(const py::handle& program,
+                                     const py::args& args, const py::kwargs& kwargs) {
+  ResidentArguments out;
+  out.program = program.cast<std::shared_ptr<PyProgram>>();
+  const vyre::Program& ir = out.program->ir();
+  const std::vector<std::size_t> slots = bound_buffers(ir);
+  std::vector<py::handle> given(slots.size());
+  std::size_t position = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i == 0 && py::isinstance<DispatchConfig>(args[0])) {
+      out.config = args[0].cast<DispatchConfig>();
+      continue;
+    }
+    if (position >= slots.size())
+      invalid_argument("too many positional bindings: the program binds " + std::to_string(slots.size()) + " buffers",
+                       "bind each non-workgroup buffer once, in declaration order or by name");
+    given[position++] = args[i];
+  }
+  for (auto item : kwargs) {
+    const std::string name = item.first.cast<std::string>();
+    std::size_t k = 0;
+    while (k < slots.size() && ir.buffers[slots[k]].name != name) ++k;
+    if (k == slots.size())
+      invalid_argument("'" + name + "' is not a bindable buffer of the program", "bind buffers by their names");
+    if (given[k]) invalid_argument("buffer '" + name + "' is bound twice", "bind it once");
+    given[k] = item.second;
+  }
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    const BufferDecl& decl = ir.buffers[slots[k]];
+    if (!given[k]) invalid_argument("buffer '" + decl.name + "' is not bound", "pass " + decl.name + "=buffer");
+    out.bindings.push_back(binding_of(decl, given[k], out.keep));
+  }
+  return out;
+}
+
+// (program, bindings) or (program, bindings, config); bindings a list (declaration order) or a dict.
+host::SequenceStep sequence_step(const host::Backend& backend, const py::handle& item) {
+  const py::tuple t = py::reinterpret_borrow<py::object>(item).cast<py::tuple>();
+  if (t.size() < 2 || t.size() > 3)
+    invalid_argument("a sequence step is (program, buffers) or (program, buffers, config)",
+                     "pass tuples of that shape");
+  host::SequenceStep step;
+  const auto program = t[0].cast<std::shared_ptr<PyProgram>>();
+  step.program = program->compiled_for(backend);
+  if (t.size() == 3 && !t[2].is_none()) step.config = t[2].cast<DispatchConfig>();
+  const vyre::Program& ir = program->ir();
+  const std::vector<std::size_t> slots = bound_buffers(ir);
+  if (py::isinstance<py::dict>(t[1])) {
+    const py::dict named = t[1].cast<py::dict>();
+    for (std::size_t slot : slots) {
+      const py::str name(ir.buffers[slot].name);
+      if (!named.contains(name))
+        invalid_argument("sequence step: buffer '" + ir.buffers[slot].name + "' is not bound",
+                         "bind every non-workgroup buffer to a ResidentBuffer");
+      step.buffers.push_back(resident_arg(named[name]).buffer);
+    }
+    return step;
+  }
+  for (const py::handle b : t[1]) step.buffers.push_back(resident_arg(b).buffer);
+  return step;
+}
+
+}  // namespace
+
+void bind_resident(py::module_& m) {
+  py::class_<PyResident>(m, "ResidentBuffer", "A buffer on the backend's device.")
+      .def_property_readonly("nbytes", &PyResident::nbytes)
+      .def_property_readonly("freed", [](const PyResident& r) { return r.buffer.freed(); })
+      .def("upload", &PyResident::upload, py::arg("array"), py::arg("offset") = 0,
+           "Copy an array's bytes into the buffer at byte `offset`.")
+      .def("download", &PyResident::download, py::arg("dtype") = py::str("uint8"),
+           py::arg("count") = py::none(), py::arg("offset") = 0,
+           "`count` elements of `dtype` from byte `offset` (default: to the end), as a new array.")
+      .def("free", [](PyResident& r) { r.buffer.free(); },
+           "Free it now (VYRE_ERR_BUSY while a dispatch uses it); later use is invalid_handle.");
+
+  auto backend = py::reinterpret_borrow<py::class_<PyBackend>>(m.attr("Backend"));
+  backend
+      .def("alloc", [](const PyBackend& b, std::uint64_t nbytes) {
+        py::gil_scoped_release release;
+        return PyResident{b.backend, b.backend.alloc(nbytes)};
+      }, py::arg("nbytes"), "A zeroed resident buffer of `nbytes` bytes.")
+      .def("to_device", [](const PyBackend& b, const py::handle& array) {
+        py::array a = py::module_::import("numpy").attr("ascontiguousarray")(array);
+        PyResident r;
+        {
+          py::gil_scoped_release release;
+          r = PyResident{b.backend, b.backend.alloc(static_cast<std::uint64_t>(a.nbytes()))};
+        }
+        r.upload(a, 0);
+        return r;
+      }, py::arg("array"), "A resident buffer holding a copy of `array`.")
+      .def("run_resident", [](const PyBackend& b, const py::handle& program, const py::args& args,
+                              const py::kwargs& kwargs) {
+        ResidentArguments run = resident_arguments(program, args, kwargs);
+        const host::Program compiled = run.program->compiled_for(b.backend);
+        py::gil_scoped_release release;
+        b.backend.dispatch_resident(compiled, run.bindings, run.config);
+      }, py::arg("program"))
+      .def("run_resident_async", [](const PyBackend& b, const py::handle& program, const py::args& args,
+                                    const py::kwargs& kwargs) {
+        ResidentArguments run = resident_arguments(program, args, kwargs);
+        const host::Program compiled = run.program->compiled_for(b.backend);
+        PyPending pending;
+        py::gil_scoped_release release;
+        pending.pending = b.backend.dispatch_resident_async(compiled, run.bindings, run.config);
+        return pending;
+      }, py::arg("program"))
+      .def("run_resident_timed", [](const PyBackend& b, const py::handle& program, const py::args& args,
+                                    const py::kwargs& kwargs) {
+        ResidentArguments run = resident_arguments(program, args, kwargs);
+        const host::Program compiled = run.program->compiled_for(b.backend);
+        Timing t;
+        {
+          py::gil_scoped_release release;
+          t = b.backend.dispatch_resident_timed(compiled, run.bindings, run.config);
+        }
+        return timing_dict(t);
+      }, py::arg("program"))
+      .def("sequence", [](const PyBackend& b, const py::list& prefix, const py::list& repeated,
+                          std::uint64_t repeat_count, const py::list& reads) {
+        host::Sequence seq;
+        for (const py::handle step : prefix) seq.prefix.push_back(sequence_step(b.backend, step));
+        for (const py::handle step : repeated) seq.repeated.push_back(sequence_step(b.backend, step));
+        seq.repeat_count = repeat_count;
+        std::vector<py::array> results;
+        for (const py::handle read : reads) {
+          const py::tuple t = read.cast<py::tuple>();
+          if (t.size() < 3 || t.size() > 4)
+            invalid_argument("a read is (buffer, dtype, count) or (buffer, dtype, count, offset)",
+                             "pass tuples of that shape");
+          const py::dtype d = py::dtype::from_args(t[1]);
+          results.emplace_back(d, std::vector<py::ssize_t>{t[2].cast<py::ssize_t>()}, std::vector<py::ssize_t>{});
+          seq.reads.push_back(host::ResidentRead{resident_arg(t[0]).buffer,
+                                                 t.size() == 4 ? t[3].cast<std::uint64_t>() : 0,
+                                                 writable_bytes(results.back())});
+        }
+        {
+          py::gil_scoped_release release;
+          b.backend.sequence(seq);
+        }
+        return results;
+      }, py::arg("prefix") = py::list(), py::arg("repeated") = py::list(), py::arg("repeat_count") = 0,
+         py::arg("reads") = py::list(),
+         "Run the prefix steps once, the repeated steps repeat_count times, then the reads; each "
+         "step is (program, buffers[, config]); each read (buffer, dtype, count[, offset]). "
+         "Returns the arrays read.");
+}
+
+}  // namespace vyre::python

@@ -1,0 +1,468 @@
+/* vyre backend plugin ABI, version 1.0 (SPEC §7). Pure C11.
+ *
+ * A plugin is a shared object exporting exactly one symbol, `vyre_backend_register`. The host
+ * calls it with a `vyre_host_info` and a `vyre_backend_info` to fill; the info carries the
+ * backend's id, rank, capabilities, supported op ids and a table of functions (`vyre_backend_fns`)
+ * through which everything else happens.
+ *
+ * Versioning
+ *   - Every struct starts with `size_t struct_size`. The writer of a struct sets it to the size it
+ *     knows; the reader reads only the fields that size covers and treats the rest as zero.
+ *   - Structs the callee fills (out-structs: vyre_backend_info, vyre_device_profile,
+ *     vyre_timing) are allocated by the caller, who sets `struct_size` to its own size. The callee
+ *     writes at most that many bytes and sets `struct_size` to the number of bytes it filled.
+ *   - Arrays of structs are strided by the `struct_size` of their first element; every element of
+ *     one array carries the same `struct_size`.
+ *   - A host accepts a plugin with the same VYRE_ABI_VERSION_MAJOR and any minor. It never
+ *     requires `struct_size ==` its own size, only `>=` the 1.0 size (the VYRE_*_V1_SIZE macros).
+ *
+ * Errors
+ *   Every call returns a `vyre_status` (VYRE_OK = 0, else one of the stable VYRE_ERR_* codes). On
+ *   failure, if `error` is not NULL, `*error` receives an error object owned by the caller, who
+ *   releases it with `fns->error_release`. Its message ends with an actionable "Fix: ..." sentence.
+ *   No C++ exception ever crosses this boundary.
+ *
+ * Handles and threads
+ *   `vyre_backend` is one backend instance. Programs, resident buffers, pending dispatches and
+ *   pipelines belong to the instance that made them: passing one to another instance, or using one
+ *   after it was released, returns VYRE_ERR_INVALID_HANDLE and never crashes. Every call may be made
+ *   from many threads at once on the same instance. Destroying an instance releases every handle
+ *   it still owns (pending dispatches are waited for first).
+ *
+ * Memory
+ *   Pointers inside `vyre_backend_info` and the function table stay valid while the library is
+ *   loaded. Everything else the plugin hands out (errors, AOT output) is released through the
+ *   table. Buffers the caller passes are borrowed for the duration of the call, except where a
+ *   function says otherwise (async dispatch outputs).
+ */
+#ifndef VYRE_BACKEND_ABI_H
+#define VYRE_BACKEND_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VYRE_ABI_VERSION_MAJOR 1
+#define VYRE_ABI_VERSION_MINOR 0
+
+#if defined(__GNUC__) || defined(__clang__)
+#define VYRE_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define VYRE_PLUGIN_EXPORT
+#endif
+
+/* ---- status codes (stable; never renumbered) ------------------------------------------------ */
+
+typedef int32_t vyre_status;
+
+#define VYRE_OK 0
+#define VYRE_ERR_INVALID_ARGUMENT 1 /* a NULL pointer, a bad size or count, a malformed struct */
+#define VYRE_ERR_INVALID_PROGRAM 2  /* the program fails validation (SPEC §2) */
+#define VYRE_ERR_DECODE 3           /* wire bytes or JSON that cannot be decoded */
+#define VYRE_ERR_UNSUPPORTED 4      /* the backend does not implement this call or op */
+#define VYRE_ERR_INVALID_HANDLE 5   /* a handle that is NULL, released, or from another instance */
+#define VYRE_ERR_OUT_OF_MEMORY 6    /* host or device memory exhausted (or over budget) */
+#define VYRE_ERR_NO_DEVICE 7        /* no driver or no usable device (from create) */
+#define VYRE_ERR_DEVICE 8           /* the device or its driver failed a call */
+#define VYRE_ERR_LIMIT 9            /* geometry or sizes beyond what the device allows */
+#define VYRE_ERR_BUSY 10            /* the resource is in use by an in-flight dispatch */
+#define VYRE_ERR_EXECUTION 11       /* the program misbehaved at run time (divergent barrier...) */
+#define VYRE_ERR_ABI 12             /* ABI version or struct size mismatch */
+#define VYRE_ERR_IO 13              /* a file could not be read or written */
+#define VYRE_ERR_NOT_FOUND 14       /* a named backend, op, file or entry does not exist */
+#define VYRE_ERR_TIMEOUT 15         /* a wait ran out of time; the work is still in flight */
+#define VYRE_ERR_INTERNAL 16        /* a bug in the backend; the message says where */
+
+typedef struct vyre_error {
+  size_t struct_size;
+  vyre_status code;
+  const char* message; /* UTF-8, NUL-terminated, ends with "Fix: ..." */
+} vyre_error;
+#define VYRE_ERROR_V1_SIZE (offsetof(vyre_error, message) + sizeof(const char*))
+
+/* ---- opaque handles ------------------------------------------------------------------------- */
+
+typedef struct vyre_backend vyre_backend;   /* one backend instance */
+typedef struct vyre_program vyre_program;   /* a compiled program */
+typedef struct vyre_resident vyre_resident; /* a buffer that lives on the backend's device */
+typedef struct vyre_pending vyre_pending;   /* an in-flight asynchronous dispatch */
+typedef struct vyre_pipeline vyre_pipeline; /* a program + config compiled for repeated dispatch */
+
+/* ---- capabilities --------------------------------------------------------------------------- */
+
+#define VYRE_CAP_DISPATCH (1ull << 0)
+#define VYRE_CAP_ASYNC (1ull << 1)
+#define VYRE_CAP_TIMED (1ull << 2)
+#define VYRE_CAP_RESIDENT (1ull << 3)
+#define VYRE_CAP_SEQUENCE (1ull << 4)
+#define VYRE_CAP_COMPILED_PIPELINE (1ull << 5)
+#define VYRE_CAP_GRAPH_REPLAY (1ull << 6)
+#define VYRE_CAP_AOT (1ull << 7)
+#define VYRE_CAP_F16 (1ull << 8)
+#define VYRE_CAP_BF16 (1ull << 9)
+#define VYRE_CAP_F64 (1ull << 10)
+#define VYRE_CAP_INT64 (1ull << 11)
+#define VYRE_CAP_SUBGROUP (1ull << 12)
+#define VYRE_CAP_GRID_SYNC (1ull << 13)
+#define VYRE_CAP_ATOMICS (1ull << 14)
+#define VYRE_CAP_REFERENCE_ORACLE (1ull << 15)
+#define VYRE_CAP_ALL_V1 ((1ull << 16) - 1)
+
+/* ---- registration --------------------------------------------------------------------------- */
+
+#define VYRE_LOG_DEBUG 0
+#define VYRE_LOG_INFO 1
+#define VYRE_LOG_WARN 2
+#define VYRE_LOG_ERROR 3
+typedef void (*vyre_log_fn)(void* user, int32_t level, const char* message);
+
+/* What the host tells the plugin at registration. */
+typedef struct vyre_host_info {
+  size_t struct_size;
+  uint32_t abi_major;   /* VYRE_ABI_VERSION_MAJOR the host was built with */
+  uint32_t abi_minor;
+  const char* host_name; /* e.g. "vyre-registry 0.1.0"; may be NULL */
+  vyre_log_fn log;       /* may be NULL; thread-safe; valid while the library is loaded */
+  void* log_user;
+} vyre_host_info;
+#define VYRE_HOST_INFO_V1_SIZE (offsetof(vyre_host_info, log_user) + sizeof(void*))
+
+struct vyre_backend_fns;
+
+/* What the plugin tells the host (an out-struct; see "Versioning"). Registration is cheap and
+ * never touches a device. */
+typedef struct vyre_backend_info {
+  size_t struct_size;
+  uint32_t abi_major; /* VYRE_ABI_VERSION_MAJOR the plugin was built with */
+  uint32_t abi_minor;
+  const char* id;      /* [a-z0-9_]+, unique among loaded plugins */
+  const char* version; /* free-form, e.g. "0.1.0" */
+  uint32_t rank;       /* precedence: lower wins */
+  uint64_t capabilities;          /* VYRE_CAP_* */
+  const char* const* op_ids;      /* the op ids of SPEC §4 this backend supports */
+  size_t op_count;
+  const struct vyre_backend_fns* fns;
+  const char* failure; /* when registration returns an error: a static reason with "Fix: ..." */
+} vyre_backend_info;
+#define VYRE_BACKEND_INFO_V1_SIZE (offsetof(vyre_backend_info, failure) + sizeof(const char*))
+
+/* The one exported symbol. Returns VYRE_OK, or an error code with `info->failure` set. */
+typedef vyre_status (*vyre_backend_register_fn)(const vyre_host_info* host, vyre_backend_info* info);
+#define VYRE_REGISTER_SYMBOL "vyre_backend_register"
+
+/* ---- creation and device profile ------------------------------------------------------------ */
+
+#define VYRE_CREATE_REVERSE_WORKGROUPS (1u << 0) /* run workgroups in reverse (exposes races) */
+
+typedef struct vyre_create_options {
+  size_t struct_size;
+  int32_t device_ordinal;       /* -1: the backend's default (e.g. VYRE_CUDA_DEVICE_ORDINAL, else 0) */
+  uint32_t flags;               /* VYRE_CREATE_* */
+  uint32_t worker_threads;      /* host threads the backend may use; 0: its default */
+  uint64_t memory_budget_bytes; /* cap on device memory for resident buffers; 0: what the device has */
+} vyre_create_options;
+
+#define VYRE_DEVICE_KIND_CPU 0
+#define VYRE_DEVICE_KIND_GPU 1
+
+typedef struct vyre_device_profile { /* out-struct */
+  size_t struct_size;
+  uint32_t kind;           /* VYRE_DEVICE_KIND_* */
+  char name[128];          /* "NVIDIA H200", "cpu" */
+  char target[32];         /* code generation target: "sm_90", "cpu" */
+  uint32_t compute_major;  /* compute capability (0 on CPU) */
+  uint32_t compute_minor;
+  uint32_t driver_version; /* e.g. 13000 for CUDA 13.0 (0 on CPU) */
+  uint32_t multiprocessors;   /* SMs, or worker threads on CPU */
+  uint64_t total_memory_bytes;
+  uint32_t subgroup_width;    /* warp size */
+  uint32_t max_threads_per_workgroup;
+  uint32_t max_workgroup_size[3];
+  uint32_t max_grid_size[3];
+  uint64_t shared_memory_per_workgroup;
+  uint64_t shared_memory_per_multiprocessor;
+  uint32_t registers_per_workgroup;
+  uint32_t registers_per_multiprocessor;
+  uint64_t l2_cache_bytes;
+  uint32_t memory_clock_khz;
+  uint32_t memory_bus_width_bits;
+  double memory_bandwidth_gbps; /* estimate: 2 * clock * bus width / 8 */
+  uint32_t cooperative_launch;  /* 1 if grid-wide barriers can be launched cooperatively */
+} vyre_device_profile;
+
+/* ---- dispatch ------------------------------------------------------------------------------- */
+
+#define VYRE_CONFIG_HAS_DISPATCH_ELEMENTS (1u << 0)
+#define VYRE_CONFIG_HAS_GRID (1u << 1)
+#define VYRE_CONFIG_HAS_WORKGROUP (1u << 2)
+
+/* SPEC §3. NULL wherever a config is taken means "all defaults". */
+typedef struct vyre_dispatch_config {
+  size_t struct_size;
+  uint32_t flags;              /* which optional fields are set (VYRE_CONFIG_HAS_*) */
+  uint32_t fixpoint_iterations; /* 0 or 1: run once; k > 1: run k times on the same buffers */
+  uint64_t dispatch_elements;  /* N, with VYRE_CONFIG_HAS_DISPATCH_ELEMENTS */
+  uint32_t grid[3];            /* workgroups per axis, with VYRE_CONFIG_HAS_GRID */
+  uint32_t workgroup[3];       /* replaces the program's workgroup_size, with VYRE_CONFIG_HAS_WORKGROUP */
+} vyre_dispatch_config;
+
+/* One host input: the bytes of one `read`, `uniform` or `read_write` buffer. */
+typedef struct vyre_host_input {
+  size_t struct_size;
+  const void* data; /* may be NULL only when byte_len is 0 */
+  size_t byte_len;
+} vyre_host_input;
+
+/* One host output: where the bytes of one `read_write` or `output` buffer go. */
+typedef struct vyre_host_output {
+  size_t struct_size;
+  void* data;
+  size_t capacity;  /* bytes available at `data` */
+  size_t byte_len;  /* out: bytes written (the buffer, trimmed to its output_byte_range) */
+} vyre_host_output;
+
+/* Inputs are the program's host inputs and outputs its host outputs, each in declaration order
+ * (SPEC §2); the counts must match the program exactly. */
+typedef struct vyre_dispatch_args {
+  size_t struct_size;
+  vyre_program* program;
+  const vyre_dispatch_config* config; /* may be NULL */
+  const vyre_host_input* inputs;
+  size_t input_count;
+  vyre_host_output* outputs;
+  size_t output_count;
+} vyre_dispatch_args;
+
+typedef struct vyre_timing { /* out-struct; nanoseconds */
+  size_t struct_size;
+  uint64_t wall_ns;       /* call entry to results in place */
+  uint64_t device_ns;     /* measured on the device (events); valid only if has_device_ns */
+  uint64_t enqueue_ns;    /* host time spent submitting work */
+  uint64_t wait_ns;       /* host time spent waiting for the device */
+  uint32_t has_device_ns; /* 0 on backends without a device clock (reference_cpu) */
+} vyre_timing;
+
+/* ---- resident buffers and sequences --------------------------------------------------------- */
+
+typedef struct vyre_resident_write {
+  size_t struct_size;
+  vyre_resident* dst;
+  uint64_t offset; /* bytes into dst */
+  const void* data;
+  size_t byte_len;
+} vyre_resident_write;
+
+typedef struct vyre_resident_read {
+  size_t struct_size;
+  vyre_resident* src;
+  uint64_t offset; /* bytes into src */
+  void* data;
+  size_t byte_len;
+} vyre_resident_read;
+
+#define VYRE_BIND_RESIDENT 0 /* the buffer is `resident` */
+#define VYRE_BIND_HOST 1     /* the buffer is `host_data` (read and uniform buffers only) */
+
+/* How one non-workgroup buffer of a program is bound in a resident dispatch. */
+typedef struct vyre_binding {
+  size_t struct_size;
+  uint32_t kind; /* VYRE_BIND_* */
+  vyre_resident* resident;
+  const void* host_data;
+  size_t host_byte_len;
+} vyre_binding;
+
+/* Bindings: one per non-workgroup buffer of the program, in declaration order. A resident buffer
+ * bound to a declaration with count > 0 must be exactly count * element size bytes long; a
+ * runtime-sized one must be a multiple of the element size. The bound memory is used as it is:
+ * `output` buffers are NOT zero-filled first, and nothing is read back implicitly. */
+typedef struct vyre_resident_dispatch_args {
+  size_t struct_size;
+  vyre_program* program;
+  const vyre_dispatch_config* config; /* may be NULL */
+  const vyre_binding* bindings;
+  size_t binding_count;
+} vyre_resident_dispatch_args;
+
+/* One step of a sequence: a resident dispatch whose bindings are all VYRE_BIND_RESIDENT. */
+typedef struct vyre_sequence_step {
+  size_t struct_size;
+  vyre_program* program;
+  const vyre_dispatch_config* config; /* may be NULL */
+  const vyre_binding* bindings;
+  size_t binding_count;
+} vyre_sequence_step;
+
+/* Run `prefix` once, then `repeated` `repeat_count` times, then copy `reads` into host memory;
+ * on one stream with one final fence. Equivalent to dispatching the steps one by one. */
+typedef struct vyre_sequence_args {
+  size_t struct_size;
+  const vyre_sequence_step* prefix;
+  size_t prefix_count;
+  const vyre_sequence_step* repeated;
+  size_t repeated_count;
+  uint64_t repeat_count;
+  const vyre_resident_read* reads;
+  size_t read_count;
+} vyre_sequence_args;
+
+/* ---- compiled pipelines --------------------------------------------------------------------- */
+
+/* Opt-in cache of materialised outputs for programs without read_write buffers: a dispatch whose
+ * inputs are byte-identical to an earlier one returns the earlier outputs without running. */
+#define VYRE_PIPELINE_CACHE_OUTPUTS (1u << 0)
+
+typedef struct vyre_pipeline_args {
+  size_t struct_size;
+  vyre_program* program;
+  const vyre_dispatch_config* config; /* fixed for the pipeline's life; may be NULL */
+  uint32_t flags;                     /* VYRE_PIPELINE_* */
+} vyre_pipeline_args;
+
+typedef struct vyre_pipeline_dispatch_args {
+  size_t struct_size;
+  vyre_pipeline* pipeline;
+  const vyre_host_input* inputs;
+  size_t input_count;
+  vyre_host_output* outputs;
+  size_t output_count;
+} vyre_pipeline_dispatch_args;
+
+/* ---- ahead-of-time bundles (SPEC §10) ------------------------------------------------------- */
+
+typedef struct vyre_aot_args {
+  size_t struct_size;
+  const uint8_t* wire; /* the program, as wire bytes */
+  size_t wire_len;
+  const char* target;  /* e.g. "sm_90"; NULL: the instance's device, or the backend's default */
+  const vyre_dispatch_config* config; /* fixes the launch geometry; may be NULL */
+  const void* weights; /* uploaded into the first input buffer at launch; may be NULL */
+  size_t weights_byte_len;
+} vyre_aot_args;
+
+typedef struct vyre_aot_file {
+  size_t struct_size;
+  const char* name; /* relative path inside the bundle, '/'-separated, e.g. "launcher/main.cpp" */
+  const uint8_t* data;
+  size_t byte_len;
+} vyre_aot_file;
+
+typedef struct vyre_aot_output { /* owned by the plugin; release with fns->aot_release */
+  size_t struct_size;
+  const vyre_aot_file* files;
+  size_t file_count;
+} vyre_aot_output;
+
+/* ---- telemetry ------------------------------------------------------------------------------ */
+
+typedef struct vyre_metric {
+  size_t struct_size;
+  const char* name; /* static, e.g. "kernel_launches"; valid while the library is loaded */
+  uint64_t value;
+} vyre_metric;
+
+/* ---- the function table --------------------------------------------------------------------- */
+
+/* Every slot is non-NULL. A call the backend does not implement returns VYRE_ERR_UNSUPPORTED.
+ * `error` may be NULL in every call (the caller then gets only the status). */
+typedef struct vyre_backend_fns {
+  size_t struct_size;
+
+  /* Release an error object returned by any call of this table. NULL is ignored. */
+  void (*error_release)(vyre_error* error);
+
+  /* Create an instance (`options` may be NULL). Fails with VYRE_ERR_NO_DEVICE, and a message that
+   * says what to check, where the backend cannot run here. */
+  vyre_status (*create)(const vyre_create_options* options, vyre_backend** out, vyre_error** error);
+  /* Destroy an instance and everything it still owns. NULL is ignored. */
+  void (*destroy)(vyre_backend* backend);
+  /* Fill `out` (an out-struct) with what the instance runs on. */
+  vyre_status (*device_profile)(vyre_backend* backend, vyre_device_profile* out, vyre_error** error);
+
+  /* Decode, validate and compile a program from wire bytes into a reusable handle. */
+  vyre_status (*program_compile)(vyre_backend* backend, const uint8_t* wire, size_t wire_len,
+                                 vyre_program** out, vyre_error** error);
+  /* Release a program. In-flight dispatches that use it keep it alive until they finish. */
+  vyre_status (*program_release)(vyre_backend* backend, vyre_program* program, vyre_error** error);
+
+  /* Run a program on host buffers and return when the outputs are written. Every input check is
+   * made before any device work; on error no output byte is written. */
+  vyre_status (*dispatch)(vyre_backend* backend, const vyre_dispatch_args* args, vyre_error** error);
+  /* As dispatch, but returns at once with a pending handle. Input bytes are consumed before the
+   * call returns (the caller may reuse them); output memory must stay valid until poll or wait
+   * reports completion (or the pending handle is released, which waits). */
+  vyre_status (*dispatch_async)(vyre_backend* backend, const vyre_dispatch_args* args,
+                                vyre_pending** out, vyre_error** error);
+  /* Dispatch synchronously and report how long it took. */
+  vyre_status (*dispatch_timed)(vyre_backend* backend, const vyre_dispatch_args* args,
+                                vyre_timing* out, vyre_error** error);
+
+  /* *done = 1 once the work has finished (its error, if any, is returned here), else 0. */
+  vyre_status (*pending_poll)(vyre_backend* backend, vyre_pending* pending, int32_t* done,
+                              vyre_error** error);
+  /* Wait up to timeout_ns (UINT64_MAX: for ever). VYRE_ERR_TIMEOUT if it is still running. */
+  vyre_status (*pending_wait)(vyre_backend* backend, vyre_pending* pending, uint64_t timeout_ns,
+                              vyre_error** error);
+  /* Wait for the work, then release the handle. */
+  vyre_status (*pending_release)(vyre_backend* backend, vyre_pending* pending, vyre_error** error);
+
+  /* Allocate a resident buffer of byte_len bytes, all zero. VYRE_ERR_OUT_OF_MEMORY names the
+   * requested and the available bytes. */
+  vyre_status (*resident_alloc)(vyre_backend* backend, uint64_t byte_len, vyre_resident** out,
+                                vyre_error** error);
+  /* Free a resident buffer. VYRE_ERR_BUSY while a dispatch using it is in flight. */
+  vyre_status (*resident_free)(vyre_backend* backend, vyre_resident* buffer, vyre_error** error);
+  /* The buffer's size in bytes. */
+  vyre_status (*resident_byte_len)(vyre_backend* backend, vyre_resident* buffer, uint64_t* out,
+                                   vyre_error** error);
+  /* Copy host bytes into resident buffers at offsets. The host memory may be reused when the call
+   * returns; the writes are ordered before any later dispatch on the instance. */
+  vyre_status (*resident_upload)(vyre_backend* backend, const vyre_resident_write* writes,
+                                 size_t count, vyre_error** error);
+  /* Copy byte ranges of resident buffers into host memory, after all earlier work on them. */
+  vyre_status (*resident_download)(vyre_backend* backend, const vyre_resident_read* reads,
+                                   size_t count, vyre_error** error);
+  /* Dispatch on resident (or host-bound input) buffers. With `out` NULL the call waits for the
+   * work; otherwise it returns a pending handle at once. */
+  vyre_status (*dispatch_resident)(vyre_backend* backend, const vyre_resident_dispatch_args* args,
+                                   vyre_pending** out, vyre_error** error);
+  /* A synchronous resident dispatch that reports its timing. */
+  vyre_status (*dispatch_resident_timed)(vyre_backend* backend,
+                                         const vyre_resident_dispatch_args* args, vyre_timing* out,
+                                         vyre_error** error);
+  /* Run a sequence of resident steps (see vyre_sequence_args). */
+  vyre_status (*sequence_run)(vyre_backend* backend, const vyre_sequence_args* args,
+                              vyre_error** error);
+
+  /* Compile a program + config for repeated host dispatch. */
+  vyre_status (*pipeline_create)(vyre_backend* backend, const vyre_pipeline_args* args,
+                                 vyre_pipeline** out, vyre_error** error);
+  /* Dispatch a pipeline into caller buffers, synchronously (same buffer rules as dispatch). */
+  vyre_status (*pipeline_dispatch)(vyre_backend* backend, const vyre_pipeline_dispatch_args* args,
+                                   vyre_error** error);
+  vyre_status (*pipeline_release)(vyre_backend* backend, vyre_pipeline* pipeline,
+                                  vyre_error** error);
+
+  /* Emit an AOT bundle's files. `backend` may be NULL: AOT emission needs no device. */
+  vyre_status (*aot_emit)(vyre_backend* backend, const vyre_aot_args* args, vyre_aot_output** out,
+                          vyre_error** error);
+  void (*aot_release)(vyre_aot_output* output);
+
+  /* Copy up to `capacity` counters into `out`; *count receives how many the backend has. */
+  vyre_status (*metrics_snapshot)(vyre_backend* backend, vyre_metric* out, size_t capacity,
+                                  size_t* count, vyre_error** error);
+  /* Zero every counter (caches are kept). */
+  vyre_status (*metrics_reset)(vyre_backend* backend, vyre_error** error);
+} vyre_backend_fns;
+
+/* The size of the 1.0 table: a host requires fns->struct_size >= this. */
+#define VYRE_BACKEND_FNS_V1_SIZE (offsetof(vyre_backend_fns, metrics_reset) + sizeof(void*))
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* VYRE_BACKEND_ABI_H */

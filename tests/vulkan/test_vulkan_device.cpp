@@ -1,0 +1,225 @@
+// The Vulkan backend on a real device (lavapipe in CI, the GPU on the GPU machine): every dispatch
+// surface gives the reference's bytes, large grids are split, resident buffers and sequences keep
+// their order, the pipeline cache file round-trips and a damaged one is ignored, concurrent callers
+// share one instance, and ops the device lacks are refused at compile. Exits 77 without a device.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include <thread>
+
+#include "vulkan_support.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/error.hpp"
+
+namespace {
+
+using namespace vyre::dsl;
+using vyre::Access;
+using vyre::Type;
+using vyre::host::ByteVector;
+using vyre::host::Bytes;
+namespace vt = vyre::vulkantest;
+
+// out[i] = a[i] * 3 + b[i] (u32) and f[i] = fa[i] * 0.5 + fa[i] (f32), for N = the largest output.
+vyre::Program mixed_program(std::uint32_t n) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto a = b.buffer("a", Access::Read, Type::U32);
+  auto bb = b.buffer("b", Access::Uniform, Type::U32);
+  auto fa = b.buffer("fa", Access::Read, Type::F32);
+  auto out = b.buffer("out", Access::Output, Type::U32, n);
+  auto f = b.buffer("f", Access::Output, Type::F32, n);
+  auto i = b.let("i", invocation_id(0));
+  b.store(out, i, a[i] * u32(3) + bb[i]);
+  b.store(f, i, fa[i] * f32(0.5f) + fa[i]);
+  return b.build();
+}
+
+std::vector<ByteVector> mixed_inputs(std::uint32_t n) {
+  std::vector<std::uint32_t> a(n), b(n);
+  std::vector<float> f(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    a[i] = i * 2654435761u;
+    b[i] = ~i;
+    f[i] = static_cast<float>(i) * 0.37f - 100.0f;
+  }
+  f[0] = 1e-40f;  // a subnormal
+  return {vt::bytes_of(a), vt::bytes_of(b), vt::bytes_of(f)};
+}
+
+std::vector<Bytes> spans(const std::vector<ByteVector>& v) {
+  std::vector<Bytes> out;
+  for (const auto& x : v) out.emplace_back(x);
+  return out;
+}
+
+// x[i] = x[i] + k[i] (u32, read_write x).
+vyre::Program accumulate_program() {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto x = b.buffer("x", Access::ReadWrite, Type::U32);
+  auto k = b.buffer("k", Access::Read, Type::U32);
+  auto i = b.let("i", invocation_id(0));
+  b.store(x, i, x[i] + k[i]);
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("host dispatch: sync, async, timed and pipeline agree with the reference") {
+  const auto vk = vt::vulkan();
+  const std::uint32_t n = 1000;
+  const vyre::Program ir = mixed_program(n);
+  const auto inputs = mixed_inputs(n);
+  const auto expected = vt::reference().dispatch(vt::reference().compile(ir), spans(inputs));
+  const auto program = vk.compile(ir);
+  CHECK(vk.dispatch(program, spans(inputs)) == expected);
+  CHECK(vk.dispatch_async(program, spans(inputs)).wait() == expected);
+  const auto timed = vk.dispatch_timed(program, spans(inputs));
+  CHECK(timed.outputs == expected);
+  CHECK(timed.timing.has_device_ns);
+  CHECK(timed.timing.wall_ns >= timed.timing.wait_ns);
+  CHECK(vk.pipeline(program).dispatch(spans(inputs)) == expected);
+  CHECK(vt::metric(vk, "dispatches") >= 4);
+  CHECK(vt::metric(vk, "programs_compiled") == 1);
+}
+
+TEST_CASE("an empty dispatch still returns zero-filled outputs") {
+  const auto vk = vt::vulkan();
+  const vyre::Program ir = mixed_program(16);
+  vyre::DispatchConfig config;
+  config.dispatch_elements = 0;
+  const std::vector<ByteVector> inputs{{}, {}, {}};
+  const auto out = vk.dispatch(vk.compile(ir), spans(inputs), config);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0] == ByteVector(64, std::byte{0}));
+  CHECK(out[1] == ByteVector(64, std::byte{0}));
+}
+
+TEST_CASE("a grid beyond the per-dispatch limit runs as chunks that see the whole grid") {
+  const auto vk = vt::vulkan();
+  const std::uint32_t gy = 70000;  // above 65535, the minimum Vulkan limit (and lavapipe's, NVIDIA's y limit)
+  vyre::ProgramBuilder b;
+  b.workgroup(1);
+  auto out = b.buffer("out", Access::Output, Type::U32, 2 * gy);
+  b.store(out, workgroup_id(1) * u32(2) + workgroup_id(0), workgroup_id(1) + num_workgroups(1) * u32(16));
+  vyre::DispatchConfig config;
+  config.grid = {2, gy, 1};
+  const auto got = vt::values_of<std::uint32_t>(vk.dispatch(vk.compile(b.build()), {}, config).at(0));
+  REQUIRE(got.size() == 2 * gy);
+  bool all = true;
+  for (std::uint32_t y = 0; y < gy && all; ++y)
+    for (std::uint32_t x = 0; x < 2; ++x) all = all && got[y * 2 + x] == y + gy * 16;
+  CHECK(all);
+  CHECK(vt::metric(vk, "compute_dispatches") >= 2);
+}
+
+TEST_CASE("resident buffers: zero at allocation, uploads and downloads at offsets, dispatch, sequence") {
+  const auto vk = vt::vulkan();
+  const std::uint32_t n = 100;
+  const auto program = vk.compile(accumulate_program());
+  auto x = vk.alloc(n * 4);
+  auto k = vk.alloc(n * 4);
+  CHECK(vk.download(x, 0, n * 4) == ByteVector(n * 4, std::byte{0}));
+  std::vector<std::uint32_t> ones(n, 1), tail{7, 8, 9};
+  vk.upload(k, 0, vt::bytes_of(ones));
+  vk.upload(x, 12, vt::bytes_of(tail));
+  CHECK(vt::values_of<std::uint32_t>(vk.download(x, 12, 12)) == tail);
+  const std::vector<vyre::host::Binding> bindings{vyre::host::Binding::of(x), vyre::host::Binding::of(k)};
+  vk.dispatch_resident(program, bindings);
+  auto pending = vk.dispatch_resident_async(program, bindings);
+  vyre_status busy = VYRE_OK;
+  try {
+    x.free();  // in flight until the pending dispatch is waited for
+  } catch (const vyre::Error& e) {
+    busy = e.code();
+  }
+  CHECK(busy == VYRE_ERR_BUSY);
+  pending.wait();
+  vyre::host::Sequence seq;
+  seq.prefix.push_back({program, {}, {x, k}});
+  seq.repeated.push_back({program, {}, {x, k}});
+  seq.repeat_count = 5;
+  ByteVector read(n * 4);
+  seq.reads.push_back({x, 0, read});
+  vk.sequence(seq);
+  const auto final_x = vt::values_of<std::uint32_t>(read);
+  CHECK(final_x[0] == 8);       // 2 dispatches + 1 prefix + 5 repeats
+  CHECK(final_x[3] == 7 + 8);
+  const auto timing = vk.dispatch_resident_timed(program, bindings);
+  CHECK(timing.has_device_ns);
+  CHECK(vt::values_of<std::uint32_t>(vk.download(x, 0, 4))[0] == 9);
+}
+
+TEST_CASE("the pipeline cache file is written at destroy, read at create, and ignored when damaged") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("vyre-vk-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  vt::ScopedEnv env("VYRE_VULKAN_PIPELINE_CACHE_DIR", dir.c_str());
+  {
+    const auto vk = vt::vulkan();
+    CHECK(vt::metric(vk, "pipeline_cache_loaded_bytes") == 0);
+    vk.dispatch(vk.compile(accumulate_program()), spans({ByteVector(16), ByteVector(16)}));
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].filename().string().starts_with("vulkan-pipelines-"));
+  const auto size = std::filesystem::file_size(files[0]);
+  REQUIRE(size > 40);
+  {
+    const auto vk = vt::vulkan();
+    CHECK(vt::metric(vk, "pipeline_cache_loaded_bytes") == size - 40);  // magic + SHA-256, then the data
+  }
+  {
+    std::fstream f(files[0], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size - 1));
+    f.put('\x5a');  // damage the driver's data: the digest no longer matches
+  }
+  {
+    const auto vk = vt::vulkan();
+    CHECK(vt::metric(vk, "pipeline_cache_loaded_bytes") == 0);
+    CHECK(vk.dispatch(vk.compile(accumulate_program()), spans({ByteVector(16), ByteVector(16)})).size() == 1);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("many threads share one instance") {
+  const auto vk = vt::vulkan();
+  const vyre::Program ir = mixed_program(256);
+  const auto inputs = mixed_inputs(256);
+  const auto expected = vt::reference().dispatch(vt::reference().compile(ir), spans(inputs));
+  const auto program = vk.compile(ir);
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        const auto got = (t + i) % 2 == 0 ? vk.dispatch(program, spans(inputs)) : vk.dispatch_async(program, spans(inputs)).wait();
+        if (got != expected) ++mismatches;
+      }
+    });
+  for (auto& t : threads) t.join();
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("ops the device lacks are refused at compile, declared ones it has compile") {
+  const auto vk = vt::vulkan();
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto out = b.buffer("out", Access::Output, Type::U32, 32);
+  b.store(out, local_id(0), ballot(eq(local_id(0) & u32(1), u32(0))));
+  const vyre::Program ir = b.build();
+  const std::uint32_t subgroup_width = vk.device_profile().subgroup_width;
+  try {
+    const auto got = vt::values_of<std::uint32_t>(vk.dispatch(vk.compile(ir), {}).at(0));
+    CHECK(got == std::vector<std::uint32_t>(32, 0x55555555u));
+    MESSAGE("this device runs 32-wide subgroups (native width " << subgroup_width << ")");
+  } catch (const vyre::Error& e) {
+    CHECK(e.code() == VYRE_ERR_UNSUPPORTED);
+    CHECK(std::string(e.what()).find("subgroup.ballot") != std::string::npos);
+    MESSAGE("this device refuses subgroup ops (native width " << subgroup_width << ")");
+  }
+}
