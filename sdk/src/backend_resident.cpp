@@ -109,9 +109,21 @@ bool PendingDispatch::wait_for(std::uint64_t timeout_ns) const {
   detail::ErrorSlot slot(*instance.fns);
   const vyre_status status =
       instance.fns->pending_wait(instance.handle, state_->handle, timeout_ns, slot.out());
-  if (status == VYRE_ERR_TIMEOUT) return false;
+  // VYRE_ERR_TIMEOUT is both "still running" and how work that passed its deadline ends: polling
+  // tells them apart (it throws the work's error once the work finished).
+  if (status == VYRE_ERR_TIMEOUT) return poll();
   slot.check(status, "pending_wait");
   return true;
+}
+
+void PendingDispatch::cancel() const {
+  const detail::InstanceState& instance = *state_->instance;
+  if (!VYRE_FNS_HAS(instance.fns, pending_cancel) || instance.fns->pending_cancel == nullptr)
+    fail(VYRE_ERR_UNSUPPORTED, "the backend cannot cancel pending work (an ABI 1.0 plugin)",
+         "wait for the work instead, or dispatch with a time limit on a backend with VYRE_CAP_DEADLINE");
+  instance.invoke("pending_cancel", [&](vyre_error** e) {
+    return instance.fns->pending_cancel(instance.handle, state_->handle, e);
+  });
 }
 
 std::vector<ByteVector> PendingDispatch::wait() const {

@@ -105,6 +105,10 @@ class PendingDispatch {
   // Wait for the work; return the outputs when the dispatch allocated them (dispatch_async),
   // otherwise an empty vector. Throws the work's error.
   std::vector<ByteVector> wait() const;
+  // Ask unfinished work to stop (pending_cancel) and return at once: its wait then throws
+  // VYRE_ERR_CANCELLED and no host output is written; finished work keeps its outcome.
+  // VYRE_ERR_UNSUPPORTED from a backend without VYRE_CAP_CANCEL. Thread-safe.
+  void cancel() const;
   vyre_pending* native() const;  // for ABI-level tests only
 
  private:

@@ -1,0 +1,36 @@
+// When a dispatch must stop early: its deadline (VYRE_CONFIG_HAS_TIME_LIMIT, counted from the
+// entry of the call that started it) or a cancel request (pending_cancel). The launcher checks it
+// between iterations, phases and workgroups, and the worker every kLoopTripsPerCheck loop trips, so
+// a program that loops for ever still stops within about the deadline. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+#include "vyre/ir.hpp"
+
+namespace vyre::refcpu {
+
+class StopCondition {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Loop trips between two checks inside a workgroup: a check reads the clock (~20 ns), a trip
+  // costs at least a few ns per lane, so checking costs well under 1% and stops within microseconds.
+  static constexpr std::uint32_t kLoopTripsPerCheck = 1024;
+
+  StopCondition() = default;  // never stops
+  // Deadline = `start` + config.time_limit_ns (when set); `cancelled` may be null.
+  StopCondition(const DispatchConfig& config, Clock::time_point start, const std::atomic<bool>* cancelled);
+
+  // Throws vyre::Error: VYRE_ERR_CANCELLED once cancelled, VYRE_ERR_TIMEOUT past the deadline.
+  void check() const;
+
+ private:
+  std::optional<Clock::time_point> deadline_;
+  std::uint64_t limit_ns_ = 0;
+  const std::atomic<bool>* cancelled_ = nullptr;
+};
+
+}  // namespace vyre::refcpu
