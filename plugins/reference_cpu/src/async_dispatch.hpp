@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "stop.hpp"
+#include "vyre/stop_condition.hpp"
 #include "vyre/plugin_kit.hpp"
 
 namespace vyre::refcpu {

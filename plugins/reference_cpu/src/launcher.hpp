@@ -6,7 +6,7 @@
 #include <span>
 
 #include "executable.hpp"
-#include "stop.hpp"
+#include "vyre/stop_condition.hpp"
 #include "thread_pool.hpp"
 #include "vyre/geometry.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "executable.hpp"
 #include "launcher.hpp"
-#include "stop.hpp"
+#include "vyre/stop_condition.hpp"
 #include "thread_pool.hpp"
 #include "vyre/plugin_kit.hpp"
 

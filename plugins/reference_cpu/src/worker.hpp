@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "executable.hpp"
-#include "stop.hpp"
+#include "vyre/stop_condition.hpp"
 #include "vyre/geometry.hpp"
 
 namespace vyre::refcpu {

@@ -1,10 +1,12 @@
-#include "stop.hpp"
+#include "vyre/stop_condition.hpp"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
 #include "vyre/error.hpp"
 
-namespace vyre::refcpu {
+namespace vyre {
 
 StopCondition::StopCondition(const DispatchConfig& config, Clock::time_point start,
                              const std::atomic<bool>* cancelled)
@@ -30,4 +32,4 @@ void StopCondition::check() const {
        "raise the time limit, or make the program do less work (fewer loop trips, iterations or elements)");
 }
 
-}  // namespace vyre::refcpu
+}  // namespace vyre

@@ -1,7 +1,8 @@
-// When a dispatch must stop early: its deadline (VYRE_CONFIG_HAS_TIME_LIMIT, counted from the
-// entry of the call that started it) or a cancel request (pending_cancel). The launcher checks it
-// between iterations, phases and workgroups, and the worker every kLoopTripsPerCheck loop trips, so
-// a program that loops for ever still stops within about the deadline. Thread-safe.
+// When a dispatch must stop early (for backends; backend_abi.h "Deadlines and cancellation"): its
+// deadline (VYRE_CONFIG_HAS_TIME_LIMIT, counted from the entry of the call that started it) or a
+// cancel request (pending_cancel). Backends check it wherever work can be stopped: reference_cpu
+// between iterations, phases and workgroups and every kLoopTripsPerCheck loop trips; CUDA before
+// each kernel launch it submits. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -11,12 +12,12 @@
 
 #include "vyre/ir.hpp"
 
-namespace vyre::refcpu {
+namespace vyre {
 
 class StopCondition {
  public:
   using Clock = std::chrono::steady_clock;
-  // Loop trips between two checks inside a workgroup: a check reads the clock (~20 ns), a trip
+  // For interpreters: loop trips between two checks. A check reads the clock (~20 ns) and a trip
   // costs at least a few ns per lane, so checking costs well under 1% and stops within microseconds.
   static constexpr std::uint32_t kLoopTripsPerCheck = 1024;
 
@@ -26,6 +27,8 @@ class StopCondition {
 
   // Throws vyre::Error: VYRE_ERR_CANCELLED once cancelled, VYRE_ERR_TIMEOUT past the deadline.
   void check() const;
+  // Whether check() can ever throw.
+  bool active() const { return deadline_.has_value() || cancelled_ != nullptr; }
 
  private:
   std::optional<Clock::time_point> deadline_;
@@ -33,4 +36,4 @@ class StopCondition {
   const std::atomic<bool>* cancelled_ = nullptr;
 };
 
-}  // namespace vyre::refcpu
+}  // namespace vyre
