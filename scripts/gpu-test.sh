@@ -10,7 +10,7 @@
 # the real driver, the differential of every op against reference_cpu); optionally vyre-bench
 # cases (VYRE_GPU_TEST_BENCH="P2 P3": the release plugin, not the fault plugin); then build
 # everything else (VYRE_GPU_TEST_BUILD_ALL=0 skips it), optionally run vyre-conform
-# (VYRE_GPU_TEST_CONFORM=1), the AOT bundle test on the GPU, the load test on cuda, optionally compute-sanitizer's memcheck,
+# (VYRE_GPU_TEST_CONFORM=1; on cuda, and on vulkan where it can be created), the AOT bundle test on the GPU, the load test on cuda, optionally compute-sanitizer's memcheck,
 # racecheck and synccheck over vyre-conform (VYRE_GPU_TEST_SANITIZE=1), and the rest of the ctest suite (VYRE_GPU_TEST_CPU_SUITE=0 skips it).
 #
 # Full logs go to $OUT when it is set (else <build>/gpu-test-logs); the last thing printed is a
@@ -181,9 +181,19 @@ run_sanitizers() {
 }
 
 run_rest() {
+  # Which backends this machine can create, in selection order (cuda, vulkan, reference_cpu).
+  [ -x "$build/bin/vyre" ] && run_step vyre-backends 120 "$build/bin/vyre" backends
   if [ "${VYRE_GPU_TEST_CONFORM:-0}" = 1 ] && [ -x "$build/bin/vyre-conform" ]; then
     run_step vyre-conform 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend cuda \
       --out "$logs/certificates" --no-progress
+    # The Vulkan plugin on this machine's Vulkan driver (NVIDIA's ICD where the loader is present).
+    if grep -q '^  vulkan .*' "$logs/vyre-backends.log" 2>/dev/null &&
+       grep -A4 '^  vulkan ' "$logs/vyre-backends.log" | grep -q 'create: ok'; then
+      run_step vyre-conform-vulkan 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend vulkan \
+        --out "$logs/certificates-vulkan" --no-progress
+    else
+      add_row vyre-conform-vulkan SKIP 0 "no usable Vulkan device (see vyre-backends.log)"
+    fi
   fi
   # AOT bundles of every example run by vyre-launch and by the built launcher (built by build-all).
   [ -x "$build/bin/test_aot_gpu" ] && run_binary test_aot_gpu 300

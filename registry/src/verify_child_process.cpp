@@ -1,6 +1,7 @@
 // Spawning the verifier supervisor (posix_spawn: safe in a multithreaded host) and watching it.
 #include "verify_child_process.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <link.h>
@@ -16,6 +17,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -163,24 +165,43 @@ std::vector<std::string> own_argv() {
   return args;
 }
 
-// Whether `address` lies in the main executable (not in a shared library it loaded).
-bool in_main_executable(const void* address) {
+// Whether the code at `address` runs before main() in a fresh copy of this executable: it lies in
+// the executable itself, or in a shared library the executable names in DT_NEEDED (loaded, and its
+// constructors run, at start-up). A library loaded later with dlopen (a Python extension, say) does
+// not qualify: a copy of the program would run main() first.
+bool runs_before_main(const void* address) {
+  Dl_info where{};
+  if (::dladdr(address, &where) == 0 || where.dli_fname == nullptr) return false;
+  const std::string library = std::filesystem::path(where.dli_fname).filename().string();
   struct Query {
     std::uintptr_t address;
+    std::string library;
     bool found = false;
     bool first = true;
-  } query{reinterpret_cast<std::uintptr_t>(address)};
+  } query{reinterpret_cast<std::uintptr_t>(address), library};
   ::dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* data) -> int {
         auto* q = static_cast<Query*>(data);
         if (!q->first) return 1;
         q->first = false;  // the main program comes first
+        const ElfW(Dyn)* dynamic = nullptr;
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + ph.p_vaddr);
           if (ph.p_type != PT_LOAD) continue;
           const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
           if (q->address >= begin && q->address < begin + ph.p_memsz) q->found = true;
         }
+        if (q->found || dynamic == nullptr) return 1;
+        std::uintptr_t strtab = 0;
+        for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d)
+          if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr;
+        if (strtab == 0) return 1;
+        // glibc relocates these entries in place on most targets; an unrelocated one is an offset.
+        if (strtab < info->dlpi_addr) strtab += info->dlpi_addr;
+        for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d)
+          if (d->d_tag == DT_NEEDED && q->library == reinterpret_cast<const char*>(strtab + d->d_un.d_val))
+            q->found = true;
         return 1;
       },
       &query);
@@ -198,9 +219,9 @@ struct Program {
 
 Program program_for(const std::filesystem::path& helper) {
   if (!helper.empty()) return {helper, {helper.string()}, {}};
-  if (!in_main_executable(reinterpret_cast<const void*>(&run_supervisor_if_requested)))
-    return {{}, {}, "this program cannot verify plugins itself (libvyre_registry is not linked into its "
-                    "executable). Fix: set PluginVerifyOptions::helper to a vyre tool (e.g. the `vyre` "
+  if (!runs_before_main(reinterpret_cast<const void*>(&run_supervisor_if_requested)))
+    return {{}, {}, "this program cannot verify plugins itself (libvyre_registry is neither part of its "
+                    "executable nor one of the libraries it starts with). Fix: set PluginVerifyOptions::helper to a vyre tool (e.g. the `vyre` "
                     "binary)"};
   std::error_code ec;
   std::filesystem::path real = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -8,7 +8,7 @@
 
 namespace vyre::vulkantest {
 
-host::Backend vulkan(const host::CreateOptions& options) {
+host::Backend vulkan(const CreateOptions& options) {
   try {
     return test::build_plugin_registry().create("vulkan", options);
   } catch (const Error& e) {

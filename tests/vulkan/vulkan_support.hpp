@@ -14,7 +14,7 @@
 namespace vyre::vulkantest {
 
 // A new vulkan instance; prints "SKIP: <reason>" and exits 77 when there is no Vulkan device.
-host::Backend vulkan(const host::CreateOptions& options = {});
+host::Backend vulkan(const CreateOptions& options = {});
 // The shared reference_cpu instance.
 const host::Backend& reference();
 // The op ids the vulkan plugin declares.

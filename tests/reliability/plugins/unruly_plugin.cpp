@@ -21,7 +21,7 @@ namespace {
 // ESC [ 2 J clears the screen; ESC ] 0 ; ... BEL sets the terminal title; 0x9b is an 8-bit CSI.
 constexpr const char* kEscapes = "\x1b[2J\x1b]0;pwned\x07\r\xc2\x9b" "31m\xe2\x80\xae";
 
-class NoisyBackend final : public vyre::kit::Backend {
+class NoisyBackend final : public vyre::kit::BackendImpl {
  public:
   void device_profile(vyre_device_profile& out) override {
     out.kind = VYRE_DEVICE_KIND_CPU;
@@ -37,7 +37,7 @@ class NoisyBackend final : public vyre::kit::Backend {
   }
 };
 
-std::unique_ptr<vyre::kit::Backend> create_backend(const vyre::kit::CreateOptions&) {
+std::unique_ptr<vyre::kit::BackendImpl> create_backend(const vyre::CreateOptions&) {
   if (UNRULY_IS("exit0_create")) std::exit(0);
   return std::make_unique<NoisyBackend>();
 }

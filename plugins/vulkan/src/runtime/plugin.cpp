@@ -35,7 +35,7 @@ extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_
   try {
     return vyre::kit::register_backend(vyre::vulkan::plugin_spec(), host, info);
   } catch (...) {
-    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_SIZE)
+    if (info != nullptr && info->struct_size >= VYRE_BACKEND_INFO_V1_0_SIZE)
       info->failure = "vulkan: building the plugin description failed. Fix: reinstall libvyre_vulkan.so";
     return VYRE_ERR_INTERNAL;
   }
