@@ -155,6 +155,10 @@ std::optional<Type> expr_type(const Expr& expr, const BufferIndex& buffers, cons
   return Typer{buffers, scope, {}}.type_of(expr);
 }
 
+std::optional<Type> expr_type(const Expr& expr, const Program& program, const Scope& scope) {
+  return expr_type(expr, BufferIndex(program), scope);
+}
+
 std::optional<Type> expr_type_from(const Expr& expr, std::span<const std::optional<Type>> operands,
                                    const BufferIndex& buffers, const Scope& scope) {
   if (operands.size() != expr.args.size())
