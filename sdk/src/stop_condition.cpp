@@ -13,11 +13,10 @@ StopCondition::StopCondition(const DispatchConfig& config, Clock::time_point sta
     : cancelled_(cancelled) {
   if (!config.time_limit_ns) return;
   limit_ns_ = *config.time_limit_ns;
-  // A limit past the clock's range is no limit (UINT64_MAX ns is 584 years).
-  const auto max_wait = Clock::time_point::max() - start;
-  const auto limit = std::chrono::nanoseconds(std::min<std::uint64_t>(limit_ns_, static_cast<std::uint64_t>(
-                                                                                     max_wait.count())));
-  deadline_ = start + limit;
+  // A limit past the clock's range ends at the clock's end (UINT64_MAX ns is 584 years).
+  const auto max_wait = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::time_point::max() - start);
+  const auto limit = std::min<std::uint64_t>(limit_ns_, static_cast<std::uint64_t>(max_wait.count()));
+  deadline_ = start + std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(limit));
 }
 
 void StopCondition::check() const {
