@@ -65,7 +65,8 @@ run_valgrind() {
   local start=$SECONDS
   echo "== ci-sanitize: valgrind over key tools and tests of $release_dir"
   cmake --build "$release_dir" -j "$jobs" --target vyre vyre_reference_cpu reliability_load \
-    reliability_faults reliability_bad_input reliability_plugin_verify
+    reliability_faults reliability_bad_input reliability_plugin_verify test_abi_compat \
+    refcpu_test_external_memory
   mkdir -p "$release_dir/valgrind"
   local vyre=("$release_dir/bin/vyre" --no-default-plugins --plugins "$release_dir/plugins")
   local failed=0
@@ -82,6 +83,9 @@ run_valgrind() {
   # The host side of hostile plugin verification (the children run natively, untraced).
   valgrind_run plugin_verify "$release_dir/bin/reliability_plugin_verify" \
     -tc='*segfaults*,*hangs in vyre_backend_register*,*well-behaved*,*verify_in_child*' || failed=1
+  # Ownership across the ABI: plugins of other minors (C11), and memory the caller owns.
+  valgrind_run abi_compat "$release_dir/bin/test_abi_compat" || failed=1
+  valgrind_run external_memory "$release_dir/bin/refcpu_test_external_memory" || failed=1
   echo "== ci-sanitize: valgrind took $((SECONDS - start)) s"
   return $failed
 }

@@ -27,9 +27,9 @@ struct PluginLibrary {
   vyre_backend_fns fns{};
 };
 
-[[noreturn]] void reject(std::string reason) {
+[[noreturn]] void reject(PluginRejection code, std::string reason) {
   std::replace(reason.begin(), reason.end(), '\n', ' ');
-  throw Rejection{std::move(reason)};
+  throw Rejection{std::move(reason), code};
 }
 
 // The dlerror text inside Boost.DLL's message, or the whole message.
@@ -48,7 +48,7 @@ boost::dll::shared_library open_library(const std::filesystem::path& path) {
     return boost::dll::shared_library(
         path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   } catch (const std::exception& e) {
-    reject("cannot load: " + load_error_text(e.what()));
+    reject(PluginRejection::load_failed, "cannot load: " + load_error_text(e.what()));
   }
 }
 
@@ -67,28 +67,28 @@ void check_status(vyre_status status, const vyre_backend_info& info) {
   std::string reason = "registration failed (" + std::string(status_name(status)) + ")";
   const bool has_failure = info.struct_size >= abi::min_size<vyre_backend_info>();
   reason += has_failure && info.failure ? ": " + clip(info.failure, 400) : ": no reason given";
-  reject(reason);
+  reject(PluginRejection::register_failed, reason);
 }
 
 void check_info_header(const vyre_backend_info& info) {
   if (info.struct_size < abi::min_size<vyre_backend_info>())
-    reject("vyre_backend_info.struct_size " + std::to_string(info.struct_size) +
+    reject(PluginRejection::struct_size, "vyre_backend_info.struct_size " + std::to_string(info.struct_size) +
            " is below the ABI 1.0 size " + std::to_string(abi::min_size<vyre_backend_info>()));
   if (info.abi_major != VYRE_ABI_VERSION_MAJOR)
-    reject("built for ABI " + std::to_string(info.abi_major) + "." + std::to_string(info.abi_minor) +
+    reject(PluginRejection::abi_major, "built for ABI " + std::to_string(info.abi_major) + "." + std::to_string(info.abi_minor) +
            "; this host speaks ABI " + std::to_string(VYRE_ABI_VERSION_MAJOR) + ".x");
   if (!valid_id(info.id))
-    reject("invalid id '" + clip(info.id, 64) + "' (an id is 1 to 64 characters of [a-z0-9_])");
+    reject(PluginRejection::bad_id, "invalid id '" + clip(info.id, 64) + "' (an id is 1 to 64 characters of [a-z0-9_])");
 }
 
 // The host's copy of the plugin's table: the bytes its struct_size covers (at most the host's
 // own size), the rest zero, struct_size = the bytes copied. Every slot those bytes hold must be
 // non-NULL; members beyond them are absent (abi::table_has) and never called.
 vyre_backend_fns copy_table(const vyre_backend_fns* fns) {
-  if (fns == nullptr) reject("the function table (vyre_backend_info.fns) is NULL");
+  if (fns == nullptr) reject(PluginRejection::null_slot, "the function table (vyre_backend_info.fns) is NULL");
   const std::size_t size = abi::struct_size_of(fns);
   if (size < abi::min_size<vyre_backend_fns>())
-    reject("vyre_backend_fns.struct_size " + std::to_string(size) + " is below the ABI 1.0 size " +
+    reject(PluginRejection::struct_size, "vyre_backend_fns.struct_size " + std::to_string(size) + " is below the ABI 1.0 size " +
            std::to_string(abi::min_size<vyre_backend_fns>()));
   vyre_backend_fns table{};
   const std::size_t covered = std::min(size, sizeof table);
@@ -98,21 +98,21 @@ vyre_backend_fns copy_table(const vyre_backend_fns* fns) {
     if (!member.is_slot || member.end > covered) continue;
     void* slot = nullptr;
     std::memcpy(&slot, reinterpret_cast<const unsigned char*>(&table) + member.offset, sizeof slot);
-    if (slot == nullptr) reject("function table slot '" + std::string(member.name) + "' is NULL");
+    if (slot == nullptr) reject(PluginRejection::null_slot, "function table slot '" + std::string(member.name) + "' is NULL");
   }
   return table;
 }
 
 std::vector<std::string> read_ops(const vyre_backend_info& info) {
   if (info.op_count > kMaxOps)
-    reject("declares " + std::to_string(info.op_count) + " op ids (more than any catalog has)");
+    reject(PluginRejection::bad_op_list, "declares " + std::to_string(info.op_count) + " op ids (more than any catalog has)");
   if (info.op_count > 0 && info.op_ids == nullptr)
-    reject("op_ids is NULL but op_count is " + std::to_string(info.op_count));
+    reject(PluginRejection::bad_op_list, "op_ids is NULL but op_count is " + std::to_string(info.op_count));
   std::vector<std::string> ops;
   std::vector<std::string> unknown;
   for (std::size_t i = 0; i < info.op_count; ++i) {
     const char* op = info.op_ids[i];
-    if (op == nullptr) reject("op_ids[" + std::to_string(i) + "] is NULL");
+    if (op == nullptr) reject(PluginRejection::bad_op_list, "op_ids[" + std::to_string(i) + "] is NULL");
     if (find_op(op) == nullptr) unknown.push_back(clip(op, 64));
     ops.emplace_back(op);
   }
@@ -120,7 +120,7 @@ std::vector<std::string> read_ops(const vyre_backend_info& info) {
     std::string list;
     for (std::size_t i = 0; i < unknown.size() && i < 8; ++i) list += (i ? ", " : "") + unknown[i];
     if (unknown.size() > 8) list += ", ... (" + std::to_string(unknown.size() - 8) + " more)";
-    reject("unknown op ids (not in this host's op catalog): " + list);
+    reject(PluginRejection::unknown_op, "unknown op ids (not in this host's op catalog): " + list);
   }
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
@@ -138,7 +138,7 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, const std::shared_pt
   }
   library->sink = sink;
   if (!library->library.has(VYRE_REGISTER_SYMBOL))
-    reject(std::string("missing symbol ") + VYRE_REGISTER_SYMBOL +
+    reject(PluginRejection::no_entry_point, std::string("missing symbol ") + VYRE_REGISTER_SYMBOL +
            " (not a vyre plugin, or it was built without VYRE_PLUGIN_EXPORT)");
   auto& register_fn = library->library.get<vyre_status(const vyre_host_info*, vyre_backend_info*)>(
       VYRE_REGISTER_SYMBOL);
@@ -153,7 +153,7 @@ LoadedPlugin load_plugin(const std::filesystem::path& path, const std::shared_pt
     const PluginExitGuard guard(file.c_str(), VYRE_REGISTER_SYMBOL);
     status = register_fn(&host, &info);
   } catch (...) {  // a plugin bug: no C++ exception may cross the ABI; reject, never propagate
-    reject("vyre_backend_register let a C++ exception escape (no exception may cross the C ABI)");
+    reject(PluginRejection::exception, "vyre_backend_register let a C++ exception escape (no exception may cross the C ABI)");
   }
   info.struct_size = std::min(info.struct_size, sizeof info);
   check_status(status, info);

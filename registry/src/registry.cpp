@@ -26,7 +26,9 @@ bool PluginInfo::supports(std::string_view op) const {
 std::vector<std::string_view> capability_names(std::uint64_t capabilities) {
   static constexpr std::string_view kNames[] = {
       "dispatch", "async", "timed", "resident", "sequence", "compiled_pipeline", "graph_replay",
-      "aot", "f16", "bf16", "f64", "int64", "subgroup", "grid_sync", "atomics", "reference_oracle"};
+      "aot", "f16", "bf16", "f64", "int64", "subgroup", "grid_sync", "atomics", "reference_oracle",
+      "external_memory", "deadline", "cancel"};
+  static_assert((1ull << std::size(kNames)) - 1 == VYRE_CAP_ALL_V1_1, "one name per capability bit");
   std::vector<std::string_view> names;
   for (std::size_t bit = 0; bit < std::size(kNames); ++bit)
     if (capabilities & (1ull << bit)) names.push_back(kNames[bit]);
@@ -286,19 +288,33 @@ std::optional<std::string> Registry::probe(std::string_view id) const {
 
 host::Backend Registry::backend(std::string_view id) {
   const Loaded& l = loaded(id);  // NOT_FOUND before anything is cached
-  std::lock_guard lock(mutex_);
-  if (auto it = instances_.find(id); it != instances_.end()) return it->second;
-  if (auto it = create_failures_.find(id); it != create_failures_.end()) throw it->second;
-  try {
-    host::Backend backend = host::Backend::create(l.plugin.fns, l.plugin.keep_alive, {}, l.plugin.info.id);
-    if (certificates_enabled() && !l.plugin.info.is_reference_oracle())
-      certified_.insert_or_assign(std::string(id), certificate_ops(l, backend));
-    instances_.emplace(std::string(id), backend);
-    return backend;
-  } catch (const Error& e) {
-    create_failures_.emplace(std::string(id), e);
-    throw;
+  std::shared_ptr<DefaultInstance> slot;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = instances_.find(id);
+    if (it == instances_.end()) it = instances_.emplace(std::string(id), std::make_shared<DefaultInstance>()).first;
+    slot = it->second;
   }
+  // The registry lock is not held while the plugin creates: other backends (and everything
+  // else) go on; callers wanting this same backend wait here for the one create.
+  std::call_once(slot->once, [&] {
+    try {
+      host::Backend backend = host::Backend::create(l.plugin.fns, l.plugin.keep_alive, {}, l.plugin.info.id);
+      if (certificates_enabled() && !l.plugin.info.is_reference_oracle()) {
+        std::vector<std::string> ops = certificate_ops(l, backend);
+        std::lock_guard lock(mutex_);
+        certified_.insert_or_assign(std::string(id), std::move(ops));
+      }
+      slot->backend = std::move(backend);
+    } catch (const Error& e) {
+      slot->failure = e;
+    } catch (const std::exception& e) {
+      slot->failure = Error::make(VYRE_ERR_INTERNAL, std::string("creating backend '") + std::string(id) + "' failed: " + e.what(),
+                                  "report the plugin");
+    }
+  });
+  if (slot->failure) throw *slot->failure;
+  return *slot->backend;
 }
 
 std::vector<std::string> Registry::certificate_ops(const Loaded& l,
@@ -349,37 +365,6 @@ std::vector<const PluginInfo*> Registry::candidates_in_order() const {
   for (const PluginInfo& p : plugins_)
     if (p.is_reference_oracle()) out.push_back(&p);
   return out;
-}
-
-Route Registry::select() {
-  if (auto forced = forced_backend()) {
-    Route route{backend(*forced), find(*forced), {}, "VYRE_BACKEND=" + *forced};
-    log(VYRE_LOG_INFO, "selected backend '" + *forced + "' (forced by VYRE_BACKEND)");
-    return route;
-  }
-  std::string skipped;
-  for (const PluginInfo* plugin : candidates_in_order()) {
-    std::string failure;
-    std::optional<host::Backend> backend = try_backend(*plugin, failure);
-    if (!backend) {
-      log(VYRE_LOG_WARN, "skipping backend '" + plugin->id + "': " + failure);
-      skipped += "\n  " + plugin->id + ": " + failure;
-      continue;
-    }
-    std::string reason = "best-ranked available backend (rank " + std::to_string(plugin->rank) + ")";
-    if (plugin->is_reference_oracle()) {
-      reason = "no other backend is available; using the reference oracle as the last resort";
-      log(VYRE_LOG_WARN, "selected '" + plugin->id + "': " + reason);
-    } else {
-      log(VYRE_LOG_INFO, "selected backend '" + plugin->id + "': " + reason);
-    }
-    return Route{*backend, plugin, {}, reason};
-  }
-  fail(VYRE_ERR_NO_DEVICE,
-       plugins_.empty() ? std::string("no backend plugin is loaded")
-                        : "no loaded backend can create an instance here:" + skipped,
-       "build or install a plugin (see `vyre backends` for the search directories and rejected "
-       "plugins), or fix the reason its create fails");
 }
 
 }  // namespace vyre

@@ -1,4 +1,4 @@
-// Per-program routing and the certificate extension point.
+// Selection and per-program routing (one ranking loop for both), and certified op sets.
 #include <algorithm>
 
 #include "vyre/ops.hpp"
@@ -70,50 +70,66 @@ Route Registry::route(const Program& program, const DispatchConfig* config) {
     return Route{backend(*forced), find(*forced), ops, "VYRE_BACKEND=" + *forced};
   }
   std::string why_not;
-  for (const PluginInfo* plugin : candidates_in_order()) {
-    // With certificates in force the instance comes first: its device picks the certificate.
-    std::string failure;
-    std::optional<host::Backend> backend;
-    if (certificates_enabled()) {
-      backend = try_backend(*plugin, failure);
-      if (!backend) {
-        log(VYRE_LOG_WARN, "skipping backend '" + plugin->id + "': " + failure);
-        why_not += "\n  " + plugin->id + " cannot run here: " + failure;
-        continue;
-      }
-    }
-    const bool certified = has_certified_ops(plugin->id);
-    const std::vector<std::string> missing = missing_ops(ops, routing_ops(plugin->id));
-    if (!missing.empty()) {
-      const std::string line = plugin->id + (certified ? " (certified ops)" : "") + " lacks " +
-                               join(missing, 6);
-      log(VYRE_LOG_DEBUG, "not routing to '" + plugin->id + "': lacks " + join(missing, 6));
-      why_not += "\n  " + line;
-      continue;
-    }
-    if (!backend) backend = try_backend(*plugin, failure);
-    if (!backend) {
-      log(VYRE_LOG_WARN, "skipping backend '" + plugin->id + "': " + failure);
-      why_not += "\n  " + plugin->id + " cannot run here: " + failure;
-      continue;
-    }
-    std::string reason = "best-ranked available backend covering the program's " +
-                         std::to_string(ops.size()) + " ops" +
-                         (certified ? " by its certificate" : "");
-    if (plugin->is_reference_oracle()) {
-      reason = "no other backend can run the program; using the reference oracle as the last "
-               "resort";
-      log(VYRE_LOG_WARN, "routing the program to '" + plugin->id + "': " + reason);
-    } else {
-      log(VYRE_LOG_INFO, "routing the program to '" + plugin->id + "': " + reason);
-    }
-    return Route{*backend, plugin, ops, reason};
-  }
+  if (std::optional<Route> route = best_available(&ops, why_not)) return std::move(*route);
   fail(VYRE_ERR_UNSUPPORTED,
        plugins_.empty() ? std::string("no backend plugin is loaded to run the program")
                         : "no available backend can run the program:" + why_not,
        "load a backend that declares the program's ops (--plugins DIR or VYRE_PLUGIN_PATH), or "
        "change the program to use ops a backend supports (`vyre ops`)");
+}
+
+Route Registry::select() {
+  if (auto forced = forced_backend()) {
+    Route route{backend(*forced), find(*forced), {}, "VYRE_BACKEND=" + *forced};
+    log(VYRE_LOG_INFO, "selected backend '" + *forced + "' (forced by VYRE_BACKEND)");
+    return route;
+  }
+  std::string why_not;
+  if (std::optional<Route> route = best_available(nullptr, why_not)) return std::move(*route);
+  fail(VYRE_ERR_NO_DEVICE,
+       plugins_.empty() ? std::string("no backend plugin is loaded")
+                        : "no loaded backend can create an instance here:" + why_not,
+       "build or install a plugin (see `vyre backends` for the search directories and rejected "
+       "plugins), or fix the reason its create fails");
+}
+
+std::optional<Route> Registry::best_available(const std::vector<std::string>* ops, std::string& why_not) {
+  const std::string_view chose = ops ? "routing the program to" : "selected backend";
+  for (const PluginInfo* plugin : candidates_in_order()) {
+    std::string failure;
+    std::optional<host::Backend> backend;
+    auto create = [&] {
+      backend = try_backend(*plugin, failure);
+      if (backend) return true;
+      log(VYRE_LOG_WARN, "skipping backend '" + plugin->id + "': " + failure);
+      why_not += "\n  " + plugin->id + " cannot run here: " + failure;
+      return false;
+    };
+    // With certificates in force the instance comes first: its device picks the certificate.
+    if (certificates_enabled() && !create()) continue;
+    const bool certified = has_certified_ops(plugin->id);
+    if (ops != nullptr) {
+      const std::vector<std::string> missing = missing_ops(*ops, routing_ops(plugin->id));
+      if (!missing.empty()) {
+        log(VYRE_LOG_DEBUG, "not routing to '" + plugin->id + "': lacks " + join(missing, 6));
+        why_not += "\n  " + plugin->id + (certified ? " (certified ops)" : "") + " lacks " + join(missing, 6);
+        continue;
+      }
+    }
+    if (!backend && !create()) continue;
+    std::string reason =
+        ops ? "best-ranked available backend covering the program's " + std::to_string(ops->size()) +
+                  " ops" + (certified ? " by its certificate" : "")
+            : "best-ranked available backend (rank " + std::to_string(plugin->rank) + ")";
+    if (plugin->is_reference_oracle()) {
+      reason = "no other backend can run it here; using the reference oracle as the last resort";
+      log(VYRE_LOG_WARN, std::string(chose) + " '" + plugin->id + "': " + reason);
+    } else {
+      log(VYRE_LOG_INFO, std::string(chose) + " '" + plugin->id + "': " + reason);
+    }
+    return Route{*backend, plugin, ops ? *ops : std::vector<std::string>{}, reason};
+  }
+  return std::nullopt;
 }
 
 }  // namespace vyre

@@ -70,7 +70,7 @@ void* open_library(const Reporter& report, const std::string& plugin) {
   report.stage("load");
   if (void* handle = ::dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
   const char* why = ::dlerror();
-  report.rejected(PluginRejection::invalid_plugin,
+  report.rejected(PluginRejection::load_failed,
                   "cannot load: " + std::string(why != nullptr ? why : "dlopen failed"));
   return nullptr;
 }

@@ -261,7 +261,7 @@ std::vector<std::size_t> Backend::dispatch_into(const Program& program, std::spa
   require_own(program, "dispatch");
   std::vector<vyre_host_input> in = detail::host_inputs(inputs);
   std::vector<vyre_host_output> out = detail::host_outputs(outputs);
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
+  const vyre_dispatch_config abi_config = state_->config(config);
   const vyre_dispatch_args args{sizeof(vyre_dispatch_args), program.native(), &abi_config,
                                 in.data(), in.size(), out.data(), out.size()};
   state_->invoke("dispatch",
@@ -279,7 +279,7 @@ TimedOutputs Backend::dispatch_timed(const Program& program, std::span<const Byt
   const std::vector<MutableBytes> spans = spans_of(result.outputs);
   std::vector<vyre_host_input> in = detail::host_inputs(inputs);
   std::vector<vyre_host_output> out = detail::host_outputs(spans);
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
+  const vyre_dispatch_config abi_config = state_->config(config);
   const vyre_dispatch_args args{sizeof(vyre_dispatch_args), program.native(), &abi_config,
                                 in.data(), in.size(), out.data(), out.size()};
   vyre_timing timing{};
@@ -311,7 +311,7 @@ PendingDispatch Backend::dispatch_async_into(const Program& program, std::span<c
   state->program = program.state_;
   state->output_structs = detail::host_outputs(outputs);
   std::vector<vyre_host_input> in = detail::host_inputs(inputs);
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
+  const vyre_dispatch_config abi_config = state_->config(config);
   const vyre_dispatch_args args{sizeof(vyre_dispatch_args), program.native(), &abi_config,
                                 in.data(), in.size(), state->output_structs.data(),
                                 state->output_structs.size()};

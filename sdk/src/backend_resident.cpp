@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include "backend_state.hpp"
-#include "vyre/abi_convert.hpp"
 #include "vyre/backend.hpp"
 
 namespace vyre::host {
@@ -51,9 +50,9 @@ std::vector<vyre_binding> to_abi_bindings(std::span<const Binding> bindings) {
 class ResidentDispatchArgs {
  public:
   ResidentDispatchArgs(const Program& program, std::span<const Binding> bindings,
-                       const DispatchConfig& config)
+                       const vyre_dispatch_config& config)
       : bindings_(to_abi_bindings(bindings)),
-        config_(abi::to_abi(config)),
+        config_(config),
         args_{sizeof(vyre_resident_dispatch_args), program.native(), &config_, bindings_.data(),
               bindings_.size()} {}
   ResidentDispatchArgs(const ResidentDispatchArgs&) = delete;
@@ -109,21 +108,11 @@ bool PendingDispatch::wait_for(std::uint64_t timeout_ns) const {
   detail::ErrorSlot slot(*instance.fns);
   const vyre_status status =
       instance.fns->pending_wait(instance.handle, state_->handle, timeout_ns, slot.out());
-  // VYRE_ERR_TIMEOUT is both "still running" and how work that passed its deadline ends: polling
-  // tells them apart (it throws the work's error once the work finished).
+  // TIMEOUT is either the wait running out or the work passing its own deadline (ABI 1.1):
+  // poll tells them apart (it reports the work's error once it finished).
   if (status == VYRE_ERR_TIMEOUT) return poll();
   slot.check(status, "pending_wait");
   return true;
-}
-
-void PendingDispatch::cancel() const {
-  const detail::InstanceState& instance = *state_->instance;
-  if (!VYRE_FNS_HAS(instance.fns, pending_cancel) || instance.fns->pending_cancel == nullptr)
-    fail(VYRE_ERR_UNSUPPORTED, "the backend cannot cancel pending work (an ABI 1.0 plugin)",
-         "wait for the work instead, or dispatch with a time limit on a backend with VYRE_CAP_DEADLINE");
-  instance.invoke("pending_cancel", [&](vyre_error** e) {
-    return instance.fns->pending_cancel(instance.handle, state_->handle, e);
-  });
 }
 
 std::vector<ByteVector> PendingDispatch::wait() const {
@@ -181,6 +170,10 @@ ResidentBuffer Backend::alloc(std::uint64_t byte_len) const {
   state_->invoke("resident_alloc", [&](vyre_error** e) {
     return state_->fns->resident_alloc(state_->handle, byte_len, &handle, e);
   });
+  return wrap_resident(handle, byte_len);
+}
+
+ResidentBuffer Backend::wrap_resident(vyre_resident* handle, std::uint64_t byte_len) const {
   auto state = std::make_shared<detail::ResidentState>();
   state->instance = state_;
   state->handle = handle;
@@ -250,7 +243,7 @@ void Backend::require_own(const Program& program, std::span<const Binding> bindi
 void Backend::dispatch_resident(const Program& program, std::span<const Binding> bindings,
                                 const DispatchConfig& config) const {
   require_own(program, bindings, "dispatch_resident");
-  const ResidentDispatchArgs args(program, bindings, config);
+  const ResidentDispatchArgs args(program, bindings, state_->config(config));
   state_->invoke("dispatch_resident", [&](vyre_error** e) {
     return state_->fns->dispatch_resident(state_->handle, args.get(), nullptr, e);
   });
@@ -266,7 +259,7 @@ PendingDispatch Backend::dispatch_resident_async(const Program& program,
   state->residents.reserve(bindings.size());
   for (const Binding& b : bindings)
     if (!b.is_host) state->residents.push_back(b.resident.state_);
-  const ResidentDispatchArgs args(program, bindings, config);
+  const ResidentDispatchArgs args(program, bindings, state_->config(config));
   state_->invoke("dispatch_resident", [&](vyre_error** e) {
     return state_->fns->dispatch_resident(state_->handle, args.get(), &state->handle, e);
   });
@@ -278,7 +271,7 @@ PendingDispatch Backend::dispatch_resident_async(const Program& program,
 Timing Backend::dispatch_resident_timed(const Program& program, std::span<const Binding> bindings,
                                         const DispatchConfig& config) const {
   require_own(program, bindings, "dispatch_resident_timed");
-  const ResidentDispatchArgs args(program, bindings, config);
+  const ResidentDispatchArgs args(program, bindings, state_->config(config));
   vyre_timing timing{};
   timing.struct_size = sizeof timing;
   state_->invoke("dispatch_resident_timed", [&](vyre_error** e) {
@@ -303,7 +296,7 @@ void Backend::sequence(const Sequence& sequence) const {
         step_bindings.push_back(Binding::of(buffer));
       }
       bindings.push_back(to_abi_bindings(step_bindings));
-      configs.push_back(abi::to_abi(step.config));
+      configs.push_back(state_->config(step.config));
       out.push_back({sizeof(vyre_sequence_step), step.program.native(), &configs.back(),
                      bindings.back().data(), bindings.back().size()});
     }
@@ -329,7 +322,7 @@ void Backend::sequence(const Sequence& sequence) const {
 Pipeline Backend::pipeline(const Program& program, const DispatchConfig& config,
                            std::uint32_t flags) const {
   require_own(program, "pipeline");
-  const vyre_dispatch_config abi_config = abi::to_abi(config);
+  const vyre_dispatch_config abi_config = state_->config(config);
   const vyre_pipeline_args args{sizeof(vyre_pipeline_args), program.native(), &abi_config, flags};
   vyre_pipeline* handle = nullptr;
   state_->invoke("pipeline_create", [&](vyre_error** e) {

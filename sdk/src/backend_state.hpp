@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "vyre/abi_table.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/plugin_exit_guard.hpp"
 
@@ -39,6 +40,11 @@ struct InstanceState {
   InstanceState(const InstanceState&) = delete;
   InstanceState& operator=(const InstanceState&) = delete;
   ~InstanceState();
+
+  // Throw VYRE_ERR_UNSUPPORTED when the plugin's table lacks `member` (an ABI 1.0 plugin).
+  void require(abi::TableMember member) const;
+  // `config` as the plugin reads it; a time limit needs ABI 1.1 (else VYRE_ERR_UNSUPPORTED).
+  vyre_dispatch_config config(const DispatchConfig& config) const;
 
   // Run `call(error_out)` (guarded against the plugin ending the process) and throw its failure.
   // `name` is a string literal.

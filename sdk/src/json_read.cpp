@@ -239,12 +239,13 @@ class Converter {
           fmt::format("write {} there (docs/JSON.md)", wanted));
   }
 
-  static const bj::object& object(const bj::value& v, const std::string& path, std::string_view what) {
-    if (!v.is_object()) wrong_type(v, path, fmt::format("an object for {}", what));
+  // `path` is a view so that a temporary path does not look dangling to g++ 13's -Wdangling-reference.
+  static const bj::object& object(const bj::value& v, std::string_view path, std::string_view what) {
+    if (!v.is_object()) wrong_type(v, std::string(path), fmt::format("an object for {}", what));
     return v.get_object();
   }
-  static const bj::array& array(const bj::value& v, const std::string& path, std::string_view what) {
-    if (!v.is_array()) wrong_type(v, path, fmt::format("an array for {}", what));
+  static const bj::array& array(const bj::value& v, std::string_view path, std::string_view what) {
+    if (!v.is_array()) wrong_type(v, std::string(path), fmt::format("an array for {}", what));
     return v.get_array();
   }
   static std::string string(const bj::value& v, const std::string& path) {

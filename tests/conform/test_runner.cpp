@@ -87,7 +87,7 @@ std::vector<std::string> replay_args(const std::string& out, const std::string& 
   return args;
 }
 
-const vyre::CertOpEntry& entry(const vyre::Certificate& c, const std::string& op) {
+const vyre::CertOpEntry& entry(const vyre::Certificate& c, std::string_view op) {
   for (const auto& e : c.ops)
     if (e.op == op) return e;
   FAIL("no entry for " << op);

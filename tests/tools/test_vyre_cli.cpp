@@ -8,8 +8,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include <boost/json.hpp>
+
+#include "vyre/backend_abi.h"
 #include "vyre/builder.hpp"
 #include "vyre/json.hpp"
 
@@ -119,7 +123,7 @@ TEST_CASE("vyre backends lists loaded and rejected plugins with reasons") {
   CHECK(r.out_has("create: unavailable: the test device t_nodev is switched off"));
   CHECK(r.out_has("rejected (9)"));
   CHECK(r.out_has("libvyre_t_dup.so: [duplicate_id] duplicate id 't_copy'"));
-  CHECK(r.out_has("libvyre_t_abi2.so: [invalid_plugin] built for ABI 2.0"));
+  CHECK(r.out_has("libvyre_t_abi2.so: [abi_major] built for ABI 2.0"));
 
   // --available: only the ids that create here, in selection order.
   const Result available = vyre_cli(kTestPlugins + "backends --available");
@@ -127,6 +131,48 @@ TEST_CASE("vyre backends lists loaded and rejected plugins with reasons") {
   CHECK(available.out_has("t_copy\n"));
   CHECK_FALSE(available.out_has("t_nodev"));
   CHECK_FALSE(available.out_has("rank"));
+}
+
+TEST_CASE("vyre backends --json: plugins, capabilities, availability and rejections with codes") {
+  const Result r = vyre_cli(kTestPlugins + "backends --json");
+  REQUIRE(r.exit_code == 0);
+  const boost::json::object root = boost::json::parse(r.out).as_object();
+  CHECK(root.at("schema") == "vyre-backends/1");
+  CHECK(root.at("abi").at("major") == VYRE_ABI_VERSION_MAJOR);
+  CHECK(root.at("abi").at("minor") == VYRE_ABI_VERSION_MINOR);
+  CHECK(root.at("search_dirs").as_array().size() == 1);
+
+  std::vector<std::string> ids;
+  std::map<std::string, boost::json::object> by_id;
+  for (const boost::json::value& b : root.at("backends").as_array()) {
+    ids.emplace_back(b.at("id").as_string());
+    by_id[ids.back()] = b.as_object();
+  }
+  CHECK(ids == std::vector<std::string>{"t_nodev", "t_copy", "t_wide", "t_throws", "t_oracle"});
+  const boost::json::object& copy = by_id["t_copy"];
+  CHECK(copy.at("rank") == 10);
+  CHECK(copy.at("available") == true);
+  CHECK(copy.at("device") == "test device t_copy");
+  CHECK(copy.at("reference_oracle") == "no");
+  CHECK(copy.at("capabilities") == boost::json::array{"dispatch", "async", "resident"});
+  CHECK(copy.at("op_count").as_int64() > 0);
+  const boost::json::object& nodev = by_id["t_nodev"];
+  CHECK(nodev.at("available") == false);
+  CHECK(nodev.at("unavailable").at("code") == "no_device");
+  CHECK_FALSE(nodev.contains("device"));
+  CHECK(by_id["t_oracle"].at("reference_oracle") == "claimed");  // only vyre's own oracle is pinned
+
+  std::map<std::string, std::string> codes;
+  for (const boost::json::value& rejected : root.at("rejected").as_array())
+    codes[fs::path(std::string(rejected.at("file").as_string())).filename().string()] =
+        std::string(rejected.at("code").as_string());
+  const std::map<std::string, std::string> expected = {
+      {"libvyre_t_dup.so", "duplicate_id"},     {"libvyre_t_badid.so", "bad_id"},
+      {"libvyre_t_unknownop.so", "unknown_op"}, {"libvyre_t_nullslot.so", "null_slot"},
+      {"libvyre_t_nosym.so", "no_entry_point"}, {"libvyre_t_abi2.so", "abi_major"},
+      {"libvyre_t_small.so", "struct_size"},    {"libvyre_t_regfail.so", "register_failed"},
+      {"libvyre_t_garbage.so", "load_failed"}};
+  CHECK(codes == expected);
 }
 
 TEST_CASE("vyre backends with the build tree's plugins shows cuda, and why it cannot run where it cannot") {

@@ -1,13 +1,17 @@
 // vyre backends: what loaded, what was rejected and why, and whether each backend runs here.
 #include <fmt/core.h>
 
+#include <boost/json.hpp>
 #include <cstring>
+#include <iostream>
+#include <optional>
 
 #include "cli.hpp"
+#include "vyre/json_text.hpp"
 
 namespace vyre::cli {
 
-const std::string_view kBackendsHelp = R"(usage: vyre [global options] backends [--available]
+const std::string_view kBackendsHelp = R"(usage: vyre [global options] backends [--available | --json]
 
 Lists the plugin search directories, every backend that loaded (id, version, rank, ABI version,
 capability flags, op count, file, whether it is the pinned reference oracle) with whether an
@@ -15,6 +19,15 @@ instance can be created on this machine (and why not), and every plugin file tha
 with its code and one-line reason.
 With --available, prints only the ids of the backends that can create an instance here, one
 per line, in selection order (for scripts).
+With --json, prints the same as one JSON object (schema "vyre-backends/1", for scripts):
+  {"schema", "abi": {"major", "minor"}, "search_dirs": [...],
+   "backends": [{"id", "version", "rank", "abi": {"major", "minor"}, "capabilities": [names],
+                 "op_count", "routing_op_count", "file", "reference_oracle": "pinned"|"claimed"|
+                 "no", "available", "device" (when available), "unavailable": {"code", "reason"}
+                 (when not)}],
+   "rejected": [{"file", "code", "reason"}]}
+Codes are stable: rejection codes as in vyre/plugin_rejection.hpp, unavailable codes the status
+names of the VYRE_ERR_* codes ("no_device", ...).
 Exit status: 0 (also when some plugins were rejected), 1 when the registry itself fails.
 )";
 
@@ -26,21 +39,86 @@ std::string join_names(const std::vector<std::string_view>& names) {
   return out.empty() ? "none" : out;
 }
 
-// "ok (device name)" or "unavailable: reason". Uses the registry's default instance, which is
-// also what picks the backend's certificate when certificates are in force.
-std::string availability(Registry& registry, const PluginInfo& plugin) {
+// Whether a backend can create an instance here: its device name, or why not. Uses the
+// registry's default instance, which is also what picks the backend's certificate when
+// certificates are in force.
+struct Availability {
+  std::optional<std::string> device;      // set when it creates
+  std::optional<Error> failure;           // set when it does not
+  std::string profile_failure;            // created, but device_profile failed
+};
+
+Availability availability(Registry& registry, const PluginInfo& plugin) {
+  Availability out;
   try {
     host::Backend backend = registry.backend(plugin.id);
     try {
       const vyre_device_profile profile = backend.device_profile();
-      const std::string_view name(profile.name, strnlen(profile.name, sizeof profile.name));
-      return fmt::format("ok ({})", shown(name));
+      out.device = shown(std::string_view(profile.name, strnlen(profile.name, sizeof profile.name)));
     } catch (const Error& e) {
-      return fmt::format("ok (device profile failed: {})", e.what());
+      out.device = "";
+      out.profile_failure = e.what();
     }
   } catch (const Error& e) {
-    return fmt::format("unavailable: {}", e.what());
+    out.failure = e;
   }
+  return out;
+}
+
+// "ok (device name)" or "unavailable: reason".
+std::string describe(const Availability& a) {
+  if (a.failure) return fmt::format("unavailable: {}", a.failure->what());
+  if (!a.profile_failure.empty()) return fmt::format("ok (device profile failed: {})", a.profile_failure);
+  return fmt::format("ok ({})", *a.device);
+}
+
+std::string_view oracle_role(const PluginInfo& p) {
+  if (p.is_reference_oracle()) return "pinned";
+  return p.claims_reference_oracle() ? "claimed" : "no";
+}
+
+boost::json::object abi_version(std::uint32_t major, std::uint32_t minor) {
+  return {{"major", major}, {"minor", minor}};
+}
+
+boost::json::object backend_json(Registry& registry, const PluginInfo& p) {
+  const Availability a = availability(registry, p);  // first: it picks the certificate
+  boost::json::array capabilities;
+  for (std::string_view name : capability_names(p.capabilities)) capabilities.emplace_back(name);
+  boost::json::object out{{"id", p.id},
+                          {"version", shown(p.version)},
+                          {"rank", p.rank},
+                          {"abi", abi_version(p.abi_major, p.abi_minor)},
+                          {"capabilities", std::move(capabilities)},
+                          {"op_count", p.op_ids.size()},
+                          {"routing_op_count", registry.routing_ops(p.id).size()},
+                          {"file", shown(p.path.string())},
+                          {"reference_oracle", oracle_role(p)},
+                          {"available", !a.failure.has_value()}};
+  if (a.failure) {
+    out["unavailable"] = {{"code", status_name(a.failure->code())}, {"reason", shown(a.failure->what())}};
+  } else {
+    out["device"] = *a.device;
+  }
+  return out;
+}
+
+int print_json(Registry& registry) {
+  boost::json::array dirs;
+  for (const auto& dir : registry.search_dirs()) dirs.emplace_back(shown(dir.string()));
+  boost::json::array backends;
+  for (const PluginInfo& p : registry.plugins()) backends.push_back(backend_json(registry, p));
+  boost::json::array rejected;
+  for (const RejectedPlugin& r : registry.rejected())
+    rejected.push_back({{"file", shown(r.path.string())}, {"code", plugin_rejection_name(r.code)}, {"reason", shown(r.reason)}});
+  const boost::json::object root{{"schema", "vyre-backends/1"},
+                                 {"abi", abi_version(VYRE_ABI_VERSION_MAJOR, VYRE_ABI_VERSION_MINOR)},
+                                 {"search_dirs", std::move(dirs)},
+                                 {"backends", std::move(backends)},
+                                 {"rejected", std::move(rejected)}};
+  write_indented_json(std::cout, root);
+  std::cout << '\n';
+  return kExitOk;
 }
 
 // "416 ops declared", or with certificates "certified 410/416 ops".
@@ -57,8 +135,10 @@ std::string op_counts(const Registry& registry, const PluginInfo& plugin) {
 
 int run_backends(const GlobalOptions& global, Args& args) {
   const bool only_available = args.take_flag("--available");
+  const bool json = args.take_flag("--json");
   args.finish("vyre backends");
   const std::unique_ptr<Registry> registry = make_registry(global);
+  if (json) return print_json(*registry);
   if (only_available) {
     for (const PluginInfo& p : registry->plugins())
       if (!registry->probe(p.id)) fmt::print("{}\n", shown(p.id));
@@ -70,7 +150,7 @@ int run_backends(const GlobalOptions& global, Args& args) {
 
   fmt::print("backends ({} loaded, selection order):\n", registry->plugins().size());
   for (const PluginInfo& p : registry->plugins()) {
-    const std::string create = availability(*registry, p);  // first: it picks the certificate
+    const std::string create = describe(availability(*registry, p));  // first: it picks the certificate
     fmt::print("  {} {}  rank {}  abi {}.{}  {}\n", shown(p.id), shown(p.version), p.rank, p.abi_major,
                p.abi_minor, op_counts(*registry, p));
     fmt::print("    capabilities: {}\n", join_names(capability_names(p.capabilities)));

@@ -17,6 +17,8 @@ namespace vyre::refcpu {
 namespace {
 
 constexpr std::uint64_t kWorkgroupMemoryLimit = 256ull << 20;
+// Imported host memory must be aligned for every element type (8 bytes: u64, i64, f64).
+constexpr std::uint32_t kExternalAlignment = 8;
 
 class ReferenceProgram final : public kit::CompiledProgram {
  public:
@@ -37,14 +39,21 @@ const ReferenceProgram& as_reference(const std::shared_ptr<const kit::CompiledPr
   return *p;
 }
 
+// A resident buffer: host memory of its own (resident_alloc), or the caller's (resident_import),
+// which it never frees.
 class HostResident final : public kit::DeviceBuffer {
  public:
   explicit HostResident(std::uint64_t byte_len)
-      : kit::DeviceBuffer(byte_len), memory_(byte_len, "a resident buffer") {}
-  std::byte* data() { return memory_.data(); }
+      : kit::DeviceBuffer(byte_len), memory_(byte_len, "a resident buffer"), data_(memory_.data()) {}
+  HostResident(std::byte* external, std::uint64_t byte_len)
+      : kit::DeviceBuffer(byte_len), data_(external), imported_(true) {}
+  std::byte* data() { return data_; }
+  bool imported() const { return imported_; }
 
  private:
   HostMemory memory_;
+  std::byte* data_ = nullptr;
+  bool imported_ = false;
 };
 
 HostResident& as_host(kit::DeviceBuffer& buffer) {
@@ -123,6 +132,7 @@ void ReferenceBackend::device_profile(vyre_device_profile& out) {
   out.memory_bus_width_bits = 0;
   out.memory_bandwidth_gbps = 0.0;
   out.cooperative_launch = 1;
+  out.external_alignment = kExternalAlignment;
 }
 
 std::shared_ptr<kit::CompiledProgram> ReferenceBackend::compile(Program program, std::string fingerprint) {
@@ -262,8 +272,30 @@ std::shared_ptr<kit::DeviceBuffer> ReferenceBackend::resident_alloc(std::uint64_
 }
 
 void ReferenceBackend::resident_free(kit::DeviceBuffer& buffer) {
+  if (as_host(buffer).imported()) return;
   resident_bytes_.fetch_sub(buffer.byte_len(), std::memory_order_relaxed);
   release(buffer.byte_len());
+}
+
+// Every dispatch completes before its call returns, so the caller's memory is in use only during
+// calls; the memory budget counts only what this backend allocates.
+std::shared_ptr<kit::DeviceBuffer> ReferenceBackend::resident_import(const kit::ImportRequest& memory) {
+  if (memory.kind != VYRE_MEMORY_HOST)
+    fail(VYRE_ERR_UNSUPPORTED,
+         fmt::format("reference_cpu imports host memory only (VYRE_MEMORY_HOST), not memory kind {}", memory.kind),
+         "pass a host pointer with kind VYRE_MEMORY_HOST, or copy device memory to the host first");
+  if (memory.address == 0)
+    fail(VYRE_ERR_INVALID_ARGUMENT, "the imported host pointer is null", "import a valid host pointer");
+  if (memory.address + memory.byte_len < memory.address)
+    fail(VYRE_ERR_INVALID_ARGUMENT, "the imported range wraps around the address space",
+         "pass the pointer and length of one host allocation");
+  auto* data = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(memory.address));
+  return std::make_shared<HostResident>(data, memory.byte_len);
+}
+
+kit::MemoryLocation ReferenceBackend::resident_export(kit::DeviceBuffer& buffer) {
+  const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(as_host(buffer).data()));
+  return kit::MemoryLocation{VYRE_MEMORY_HOST, VYRE_DLPACK_CPU, 0, address};
 }
 
 void ReferenceBackend::resident_upload(std::span<const kit::CheckedWrite> writes) {

@@ -1,9 +1,9 @@
 // The reference CPU backend: vyre::kit::BackendImpl over the compiled interpreter. Host dispatches run
 // on staged copies (no output byte is written unless the dispatch succeeds); resident buffers are
-// host memory. Everything but dispatch_async completes before the call returns; dispatch_async runs
-// on a thread of its own and can be cancelled. Every dispatch honours its time limit
-// (DispatchConfig::time_limit_ns). memory_budget_bytes caps resident buffers and the staged
-// copies of host dispatches together.
+// host memory (its own, or the caller's: resident_import). Everything but dispatch_async completes
+// before the call returns; dispatch_async runs on a thread of its own and can be cancelled. Every
+// dispatch honours its time limit (DispatchConfig::time_limit_ns). memory_budget_bytes caps the
+// resident buffers it allocates and the staged copies of host dispatches together.
 #pragma once
 
 #include <atomic>
@@ -36,6 +36,9 @@ class ReferenceBackend final : public kit::BackendImpl {
   void resident_upload(std::span<const kit::CheckedWrite> writes) override;
   void resident_download(std::span<const kit::CheckedRead> reads) override;
   std::unique_ptr<kit::Pending> dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) override;
+  // External memory: host pointers (VYRE_MEMORY_HOST) only, 8-byte aligned.
+  std::shared_ptr<kit::DeviceBuffer> resident_import(const kit::ImportRequest& memory) override;
+  kit::MemoryLocation resident_export(kit::DeviceBuffer& buffer) override;
 
   std::vector<kit::Counter> metrics() override;
   void metrics_reset() override;

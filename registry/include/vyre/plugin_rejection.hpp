@@ -8,7 +8,17 @@
 
 // X(code, meaning)
 #define VYRE_PLUGIN_REJECTIONS(X)                                                                  \
-  X(invalid_plugin, "the loader refused what the plugin registered")                              \
+  X(load_failed, "the file could not be loaded as a shared library (dlopen's reason follows)")     \
+  X(no_entry_point, "the library does not export vyre_backend_register")                          \
+  X(register_failed, "vyre_backend_register returned an error (the plugin's reason follows)")    \
+  X(exception, "vyre_backend_register let a C++ exception escape")                                \
+  X(abi_major, "the plugin was built for another ABI major version")                              \
+  X(struct_size, "a struct the plugin filled is smaller than ABI 1.0 allows")                     \
+  X(null_slot, "the function table, or a slot its struct_size covers, is NULL")                   \
+  X(bad_id, "the id is not 1 to 64 characters of [a-z0-9_]")                                      \
+  X(bad_op_list, "the op id list is malformed (NULL entries, or a count no catalog has)")         \
+  X(unknown_op, "the plugin declares op ids this host's catalog does not have")                   \
+  X(invalid_plugin, "verification: the plugin failed in a way no other code names")               \
   X(duplicate_id, "another plugin file already registered this id")                               \
   X(crashed, "verification: the plugin killed its process (a signal)")                             \
   X(timed_out, "verification: no verdict within the timeout; everything it started was killed")   \

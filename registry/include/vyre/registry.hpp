@@ -150,7 +150,8 @@ class Registry {
   std::optional<std::string> probe(std::string_view id) const;
 
   // The shared default instance of `id`, created on first use (a failed create is remembered and
-  // rethrown). Throws like create().
+  // rethrown). Throws like create(). Creating one backend blocks no other registry call; callers
+  // asking for the same backend meanwhile wait for that one create.
   host::Backend backend(std::string_view id);
   // VYRE_BACKEND when set; else the best-ranked backend that creates here, the reference oracle
   // last. Throws VYRE_ERR_NO_DEVICE when nothing can be created.
@@ -197,10 +198,13 @@ class Registry {
                  const std::optional<registry_detail::Rejection>& verification_failure);
   std::optional<std::string> forced_backend() const;
   std::vector<const PluginInfo*> candidates_in_order() const;
+  // The ranking loop of select() (ops null) and route(): the first candidate, in rank order with
+  // the oracle last, that covers `ops` and creates here; nullopt with each skip in `why_not`.
+  std::optional<Route> best_available(const std::vector<std::string>* ops, std::string& why_not);
   // The cached instance, or the reason it cannot be created.
   std::optional<host::Backend> try_backend(const PluginInfo& plugin, std::string& failure);
   // With certificates in force: the certified ops of the accepted certificate of a new instance
-  // (empty when none matches). Called with mutex_ held.
+  // (empty when none matches). Called without mutex_ held.
   std::vector<std::string> certificate_ops(const Loaded& loaded, const host::Backend& instance) const;
 
   RegistryOptions options_;
@@ -213,9 +217,15 @@ class Registry {
   std::vector<std::filesystem::path> oracle_files_;  // where the pinned oracle may be (canonical)
   TrustedKeys trusted_keys_;                         // with certificates in force
 
-  mutable std::mutex mutex_;  // guards the maps below
-  std::map<std::string, host::Backend, std::less<>> instances_;
-  std::map<std::string, Error, std::less<>> create_failures_;
+  // The default instance of one backend: created once (outside mutex_), or the error it failed with.
+  struct DefaultInstance {
+    std::once_flag once;
+    std::optional<host::Backend> backend;
+    std::optional<Error> failure;
+  };
+
+  mutable std::mutex mutex_;  // guards the maps below (not the DefaultInstances they point to)
+  std::map<std::string, std::shared_ptr<DefaultInstance>, std::less<>> instances_;
   std::map<std::string, std::vector<std::string>, std::less<>> certified_;
 };
 

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -105,15 +106,39 @@ class PendingDispatch {
   // Wait for the work; return the outputs when the dispatch allocated them (dispatch_async),
   // otherwise an empty vector. Throws the work's error.
   std::vector<ByteVector> wait() const;
-  // Ask unfinished work to stop (pending_cancel) and return at once: its wait then throws
-  // VYRE_ERR_CANCELLED and no host output is written; finished work keeps its outcome.
-  // VYRE_ERR_UNSUPPORTED from a backend without VYRE_CAP_CANCEL. Thread-safe.
+  // Ask the work to stop (ABI 1.1, pending_cancel): unfinished work then fails with
+  // VYRE_ERR_CANCELLED; finished work keeps its outcome. Returns at once. Throws
+  // VYRE_ERR_UNSUPPORTED where the backend cannot cancel (or speaks ABI 1.0).
   void cancel() const;
   vyre_pending* native() const;  // for ABI-level tests only
 
  private:
   friend class Backend;
   std::shared_ptr<detail::PendingState> state_;
+};
+
+// Memory the caller owns, to use as a resident buffer without a copy (ABI 1.1, resident_import):
+// a device address valid in the backend's context (VYRE_MEMORY_DEVICE; CUDA: a CUdeviceptr of the
+// instance's device) or a host pointer (VYRE_MEMORY_HOST, CPU backends).
+struct ExternalMemory {
+  std::uint32_t kind = VYRE_MEMORY_DEVICE;
+  std::uint64_t address = 0;  // the device address, or the host pointer as (uintptr_t)
+  std::uint64_t byte_len = 0;
+  bool read_only = false;     // refuse writable bindings and uploads
+  // Called exactly once, from any thread, when the backend no longer uses the memory (after the
+  // buffer is freed and its last work finished); never when the import fails. Must not call
+  // into the same backend instance. May be empty.
+  std::function<void()> release;
+};
+
+// Where a resident buffer's memory is (ABI 1.1, resident_export): what DLPack needs.
+struct ExportedMemory {
+  std::uint32_t kind = VYRE_MEMORY_DEVICE;            // VYRE_MEMORY_*
+  std::int32_t dlpack_device_type = VYRE_DLPACK_CPU;  // VYRE_DLPACK_*
+  std::int32_t device_id = 0;
+  std::uint64_t address = 0;
+  std::uint64_t byte_len = 0;
+  bool read_only = false;
 };
 
 // How one non-workgroup buffer of a resident dispatch is bound.
@@ -227,6 +252,17 @@ class Backend {
   Pipeline pipeline(const Program& program, const DispatchConfig& config = {},
                     std::uint32_t flags = 0) const;
 
+  // ABI 1.1: wrap caller-owned memory without a copy (see ExternalMemory), and the native location
+  // of a buffer (valid until it is freed; returned after every earlier work on it finished).
+  // Throw VYRE_ERR_UNSUPPORTED where the backend cannot (or speaks ABI 1.0).
+  ResidentBuffer import_memory(ExternalMemory memory) const;
+  ExportedMemory export_memory(const ResidentBuffer& buffer) const;
+
+  // The plugin's ABI minor version, as its function table shows it (0 or 1 for ABI 1.x).
+  std::uint32_t abi_minor() const;
+  // The extension of `type` in the plugin's chain (backend_abi.h, "Extensions"), or null.
+  const vyre_extension* extension(std::uint32_t type) const;
+
   std::vector<Metric> metrics() const;
   void reset_metrics() const;
 
@@ -236,6 +272,8 @@ class Backend {
                                        const AotOptions& options = {});
 
  private:
+  // A ResidentBuffer owning `handle` (from resident_alloc or resident_import).
+  ResidentBuffer wrap_resident(vyre_resident* handle, std::uint64_t byte_len) const;
   void require_own(const Program& program, std::string_view what) const;
   void require_own(const ResidentBuffer& buffer, std::string_view what) const;
   // The program and every resident buffer among `bindings`.

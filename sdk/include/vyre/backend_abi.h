@@ -1,4 +1,5 @@
-/* vyre backend plugin ABI, version 1.1 (SPEC §7). Pure C11; this comment is the ABI's document.
+/* vyre backend plugin ABI, version 1.1 (SPEC §7). Pure C11; this comment is the ABI's document
+ * (docs/ABI.md says where each part is used, how to add to it, and how compatibility is tested).
  *
  * A plugin is a shared object exporting exactly one symbol, `vyre_backend_register`. The host
  * calls it with a `vyre_host_info` and a `vyre_backend_info` to fill; the info carries the

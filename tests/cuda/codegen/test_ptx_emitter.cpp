@@ -59,7 +59,7 @@ std::vector<cuda::KernelEntry> all_entries(const cuda::LoweredProgram& lowered) 
 }
 
 const ptx_test::EntryText& find_entry(const std::vector<ptx_test::EntryText>& entries,
-                                      const std::string& name) {
+                                      std::string_view name) {
   auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
   REQUIRE(it != entries.end());
   return *it;

@@ -68,7 +68,8 @@ TEST_CASE("the cuda plugin registers without a driver") {
 
   const std::uint64_t runtime_caps = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_TIMED |
                                      VYRE_CAP_RESIDENT | VYRE_CAP_SEQUENCE |
-                                     VYRE_CAP_COMPILED_PIPELINE | VYRE_CAP_GRAPH_REPLAY;
+                                     VYRE_CAP_COMPILED_PIPELINE | VYRE_CAP_GRAPH_REPLAY |
+                                     VYRE_CAP_EXTERNAL_MEMORY;
   CHECK((plugin.capabilities & runtime_caps) == runtime_caps);
   CHECK((plugin.capabilities & VYRE_CAP_REFERENCE_ORACLE) == 0);
   CHECK((plugin.capabilities & ~VYRE_CAP_ALL_V1_1) == 0);

@@ -6,9 +6,13 @@
 //   TEST_THROWS                             calls throw non-vyre exceptions (the kit must catch);
 //                                           compile only for workgroup_size[0] == 7
 //   TEST_NULL_SLOT                          the registered table has a NULL slot
+// At run time, VYRE_TEST_CREATE_GATE=<id>:<file> makes create of backend <id> wait until <file>
+// exists (at most 20 s, then it fails with VYRE_ERR_TIMEOUT): tests hold a create in progress.
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <sstream>
@@ -211,6 +215,21 @@ class TestBackend final : public vyre::kit::BackendImpl {
   std::atomic<std::uint64_t> frees_{0};
 };
 
+// VYRE_TEST_CREATE_GATE (see the top comment).
+void wait_for_create_gate() {
+  const char* gate = std::getenv("VYRE_TEST_CREATE_GATE");
+  const std::string prefix = std::string(TEST_ID) + ":";
+  if (gate == nullptr || std::strncmp(gate, prefix.c_str(), prefix.size()) != 0) return;
+  const std::filesystem::path file(gate + prefix.size());
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (!std::filesystem::exists(file)) {
+    if (std::chrono::steady_clock::now() > deadline)
+      vyre::fail(VYRE_ERR_TIMEOUT, "the create gate " + file.string() + " never opened",
+                 "create the gate file while the create waits");
+    std::this_thread::sleep_for(5ms);
+  }
+}
+
 const vyre::kit::PluginSpec& spec() {
   static const vyre::kit::PluginSpec s = [] {
     vyre::kit::PluginSpec p;
@@ -224,6 +243,7 @@ const vyre::kit::PluginSpec& spec() {
         vyre::fail(VYRE_ERR_NO_DEVICE, "the test device " TEST_ID " is switched off",
                    "this backend never creates; it tests skipping");
       vyre::kit::log(VYRE_LOG_INFO, "creating an instance of " TEST_ID);
+      wait_for_create_gate();
       return std::make_unique<TestBackend>();
     };
     return p;

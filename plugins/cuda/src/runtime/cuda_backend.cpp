@@ -50,6 +50,21 @@ std::shared_ptr<kit::DeviceBuffer> CudaBackend::resident_alloc(std::uint64_t byt
 
 void CudaBackend::resident_free(kit::DeviceBuffer& buffer) { cuda_resident(buffer).release(); }
 
+std::shared_ptr<kit::DeviceBuffer> CudaBackend::resident_import(const kit::ImportRequest& memory) {
+  if (memory.kind != VYRE_MEMORY_DEVICE)
+    fail(VYRE_ERR_UNSUPPORTED, "the cuda backend imports device memory only (VYRE_MEMORY_DEVICE), not memory kind " + std::to_string(memory.kind),
+         "pass a CUdeviceptr with kind VYRE_MEMORY_DEVICE, or upload host memory into a buffer from resident_alloc");
+  check_external_memory(*runtime_, memory.address, memory.byte_len);
+  return std::make_shared<CudaResident>(runtime_, memory.address, memory.byte_len);
+}
+
+kit::MemoryLocation CudaBackend::resident_export(kit::DeviceBuffer& buffer) {
+  CudaResident& resident = cuda_resident(buffer);
+  runtime_->bind();
+  resident.synchronize();  // the consumer may use the memory on any stream
+  return kit::MemoryLocation{VYRE_MEMORY_DEVICE, VYRE_DLPACK_CUDA, runtime_->device().ordinal, resident.pointer()};
+}
+
 void CudaBackend::resident_upload(std::span<const kit::CheckedWrite> writes) {
   upload_resident(*runtime_, writes);
 }

@@ -27,6 +27,9 @@ class CudaBackend final : public kit::BackendImpl {
   void resident_download(std::span<const kit::CheckedRead> reads) override;
   std::unique_ptr<kit::Pending> dispatch_resident(const kit::ResidentDispatch& dispatch, bool wait) override;
   vyre::Timing dispatch_resident_timed(const kit::ResidentDispatch& dispatch) override;
+  // External memory: CUdeviceptrs of this instance's device (VYRE_MEMORY_DEVICE), 8-byte aligned.
+  std::shared_ptr<kit::DeviceBuffer> resident_import(const kit::ImportRequest& memory) override;
+  kit::MemoryLocation resident_export(kit::DeviceBuffer& buffer) override;
   void sequence_run(const kit::CheckedSequence& sequence) override;
 
   std::shared_ptr<kit::CompiledPipeline> pipeline_create(std::shared_ptr<const kit::CompiledProgram> program,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "vyre/error.hpp"
 
 namespace vyre::cuda {
@@ -32,6 +34,11 @@ CudaResident::CudaResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_
     throw;
   }
   Telemetry::add(rt.telemetry().resident_allocations);
+}
+
+CudaResident::CudaResident(std::shared_ptr<Runtime> runtime, drv::CUdeviceptr external, std::uint64_t byte_len)
+    : kit::DeviceBuffer(byte_len), runtime_(std::move(runtime)), external_(external) {
+  Telemetry::add(runtime_->telemetry().resident_imports);
 }
 
 CudaResident::~CudaResident() {
@@ -66,9 +73,50 @@ void CudaResident::release() {
     }
     if (event == nullptr || rt.driver().cuEventSynchronize(event) != drv::CUDA_SUCCESS) rt.drain(pending_stream);
   }
+  if (imported()) return;  // the caller's memory: never freed here
   memory_.release();
   rt.release_resident(byte_len());
   Telemetry::add(rt.telemetry().resident_frees);
+}
+
+void CudaResident::synchronize() {
+  Runtime& rt = *runtime_;
+  EventRef pending;
+  {
+    std::lock_guard lock(rt.order_mutex());
+    pending = last;
+  }
+  if (pending) rt.driver().check(rt.driver().cuEventSynchronize(pending->get()), "cuEventSynchronize(resident)");
+}
+
+void check_external_memory(Runtime& runtime, drv::CUdeviceptr address, std::uint64_t byte_len) {
+  runtime.bind();
+  const Driver& driver = runtime.driver();
+  const int device = runtime.device().ordinal;
+  const std::string where = fmt::format("the imported address 0x{:x}", address);
+  int ordinal = -1;
+  const drv::CUresult found = driver.cuPointerGetAttribute(&ordinal, drv::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address);
+  if (found != drv::CUDA_SUCCESS)
+    fail(VYRE_ERR_INVALID_ARGUMENT,
+         fmt::format("{} is not memory the CUDA driver knows (cuPointerGetAttribute: {})", where, driver.describe(found)),
+         fmt::format("import a device pointer (CUdeviceptr) of CUDA device {}, e.g. from cuMemAlloc, "
+                     "PyTorch or CuPy", device));
+  if (ordinal != device)
+    fail(VYRE_ERR_INVALID_ARGUMENT,
+         fmt::format("{} is memory of CUDA device {}; this instance runs on device {}", where, ordinal, device),
+         fmt::format("create the instance with device_ordinal {}, or copy the memory to device {}", ordinal, device));
+  drv::CUdeviceptr base = 0;
+  std::size_t size = 0;
+  const drv::CUresult range = driver.cuMemGetAddressRange(&base, &size, address);
+  if (range != drv::CUDA_SUCCESS)
+    fail(VYRE_ERR_INVALID_ARGUMENT,
+         fmt::format("{} is not in a device allocation (cuMemGetAddressRange: {})", where, driver.describe(range)),
+         "import device memory from cuMemAlloc (or an allocator built on it), not host or unmapped memory");
+  const std::uint64_t available = base + size - address;
+  if (byte_len > available)
+    fail(VYRE_ERR_INVALID_ARGUMENT,
+         fmt::format("{} has {} bytes of its allocation after it; the import asks for {}", where, available, byte_len),
+         "import at most the bytes from the address to the end of its allocation");
 }
 
 CudaResident& cuda_resident(kit::DeviceBuffer& buffer) {

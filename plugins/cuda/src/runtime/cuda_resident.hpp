@@ -5,6 +5,8 @@
 // event was recorded on (stream order then suffices; resident dispatches prefer that stream). So
 // operations on one buffer run in the order they were queued, work on unrelated buffers overlaps,
 // and nothing synchronises the device.
+// An imported buffer (resident_import) wraps device memory the caller owns: the same ordering, but
+// no budget, no zero fill, and its memory is never freed here.
 #pragma once
 
 #include <memory>
@@ -22,10 +24,16 @@ class CudaResident final : public kit::DeviceBuffer {
   // Reserve the budget, take device memory, zero it (queued; `last` fences it). Throws
   // VYRE_ERR_OUT_OF_MEMORY (requested and available bytes) and leaves nothing reserved.
   CudaResident(std::shared_ptr<Runtime> runtime, std::uint64_t byte_len);
+  // Wrap `byte_len` bytes of caller-owned device memory at `external` (see check_external_memory).
+  CudaResident(std::shared_ptr<Runtime> runtime, drv::CUdeviceptr external, std::uint64_t byte_len);
   ~CudaResident() override;
 
-  drv::CUdeviceptr pointer() const { return memory_.address(); }
-  // Wait for the last operation, then give the memory and the budget back. Idempotent.
+  drv::CUdeviceptr pointer() const { return external_ != 0 ? external_ : memory_.address(); }
+  bool imported() const { return external_ != 0; }
+  // Wait for the last operation queued on the buffer so far (resident_export).
+  void synchronize();
+  // Wait for the last operation, then give the memory and the budget back (imported memory: only
+  // the wait). Idempotent.
   void release();
 
   EventRef last;                      // guarded by Runtime::order_mutex()
@@ -34,8 +42,14 @@ class CudaResident final : public kit::DeviceBuffer {
  private:
   std::shared_ptr<Runtime> runtime_;
   Block memory_;
+  drv::CUdeviceptr external_ = 0;
   bool released_ = false;
 };
+
+// Throws VYRE_ERR_INVALID_ARGUMENT unless [address, address + byte_len) lies inside one device
+// allocation of the runtime's device, as the driver reports it (a CUdeviceptr from cuMemAlloc,
+// PyTorch, CuPy...; a virtual-memory mapping counts as its mapped range).
+void check_external_memory(Runtime& runtime, drv::CUdeviceptr address, std::uint64_t byte_len);
 
 // The CudaResident behind a kit handle; VYRE_ERR_INVALID_HANDLE for another backend's buffer.
 CudaResident& cuda_resident(kit::DeviceBuffer& buffer);

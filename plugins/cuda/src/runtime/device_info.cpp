@@ -98,6 +98,9 @@ void fill_profile(const DeviceInfo& info, const std::string& target, vyre_device
   out.memory_bus_width_bits = info.memory_bus_width_bits;
   out.memory_bandwidth_gbps = info.memory_bandwidth_gbps();
   out.cooperative_launch = info.cooperative_launch ? 1 : 0;
+  // resident_import: the widest scalar element (8 bytes); the 16-byte vector path of elementwise
+  // entries checks its own alignment at run time.
+  out.external_alignment = 8;
 }
 
 }  // namespace vyre::cuda

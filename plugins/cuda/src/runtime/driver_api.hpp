@@ -84,6 +84,9 @@ inline constexpr int CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106;
 
+// CUpointer_attribute
+inline constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+
 // CUfunction_attribute
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
 inline constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
@@ -161,6 +164,8 @@ using PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor = CUresult (*)(int* blocks
                                                                      int block_size,
                                                                      std::size_t dynamic_smem);
 using PFN_cuMemAlloc = CUresult (*)(CUdeviceptr* ptr, std::size_t bytes);  // _v2
+using PFN_cuMemGetAddressRange = CUresult (*)(CUdeviceptr* base, std::size_t* bytes, CUdeviceptr ptr);  // _v2
+using PFN_cuPointerGetAttribute = CUresult (*)(void* data, int attribute, CUdeviceptr ptr);
 using PFN_cuMemFree = CUresult (*)(CUdeviceptr ptr);                        // _v2
 using PFN_cuMemHostAlloc = CUresult (*)(void** ptr, std::size_t bytes, unsigned int flags);
 using PFN_cuMemFreeHost = CUresult (*)(void* ptr);

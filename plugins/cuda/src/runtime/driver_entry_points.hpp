@@ -8,7 +8,10 @@
 // the releases (cuMemFree, cuMemFreeHost, cuStreamDestroy, cuEventDestroy, cuModuleUnload,
 // cuGraphDestroy, cuGraphExecDestroy, cuDevicePrimaryCtxRelease), the drain after a failure
 // (cuStreamSynchronize) and the error texts (cuGetErrorName/String): the runtime ignores their
-// results by design (a failed release is itself the leak a test would look for).
+// results by design (a failed release is itself the leak a test would look for). Also fixed: the
+// pointer queries of resident_import (cuPointerGetAttribute, cuMemGetAddressRange), which acquire
+// and queue nothing; their failure is the import's refusal (VYRE_ERR_INVALID_ARGUMENT), tested on
+// the fake driver directly.
 #pragma once
 
 #define VYRE_CUDA_DRIVER_ENTRY_POINTS_TAGGED(HOOKABLE, FIXED) \
@@ -30,6 +33,8 @@
   HOOKABLE(cuOccupancyMaxActiveBlocksPerMultiprocessor)       \
   HOOKABLE(cuMemAlloc)                                        \
   FIXED(cuMemFree)                                            \
+  FIXED(cuMemGetAddressRange)                                 \
+  FIXED(cuPointerGetAttribute)                                \
   HOOKABLE(cuMemHostAlloc)                                    \
   FIXED(cuMemFreeHost)                                        \
   HOOKABLE(cuMemcpyHtoDAsync)                                 \

@@ -45,7 +45,8 @@ namespace vyre::cuda {
   X("repeat_graph_builds", repeat_graph_builds)        \
   X("repeat_graph_launches", repeat_graph_launches)    \
   X("resident_allocations", resident_allocations)      \
-  X("resident_frees", resident_frees)
+  X("resident_frees", resident_frees)                  \
+  X("resident_imports", resident_imports)
 
 #define VYRE_CUDA_GAUGES(X)                            \
   X("resident_bytes_live", resident_bytes_live)        \

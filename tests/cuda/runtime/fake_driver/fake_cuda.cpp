@@ -518,6 +518,36 @@ CUresult fake_cuMemFree(drv::CUdeviceptr ptr) {
   return release(ptr, false);
 }
 
+// The device allocation holding `address` (nullptr for host allocations and unknown addresses).
+const std::pair<const std::uint64_t, std::pair<std::uint64_t, bool>>* device_allocation(std::uint64_t address) {
+  const auto* found = find_allocation(address, 1);
+  return found != nullptr && !found->second.second ? found : nullptr;
+}
+
+CUresult fake_cuMemGetAddressRange(drv::CUdeviceptr* base, std::size_t* bytes, drv::CUdeviceptr ptr) {
+  Lock lock(state().mutex);
+  if (!has_context()) return kInvalidContext;
+  const auto* found = device_allocation(ptr);
+  if (found == nullptr) return drv::CUDA_ERROR_NOT_FOUND;
+  if (base != nullptr) *base = found->first;
+  if (bytes != nullptr) *bytes = found->second.first;
+  return 0;
+}
+
+// Only CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, of device allocations.
+CUresult fake_cuPointerGetAttribute(void* data, int attribute, drv::CUdeviceptr ptr) {
+  Lock lock(state().mutex);
+  if (attribute != drv::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+    violation("cuPointerGetAttribute: an attribute the fake does not implement");
+    return drv::CUDA_ERROR_INVALID_VALUE;
+  }
+  const auto* found = device_allocation(ptr);
+  if (found == nullptr) return drv::CUDA_ERROR_INVALID_VALUE;
+  const auto device = state().allocation_device.find(found->first);
+  *static_cast<int*>(data) = device != state().allocation_device.end() ? device->second : 0;
+  return 0;
+}
+
 CUresult fake_cuMemHostAlloc(void** ptr, std::size_t bytes, unsigned int) {
   Lock lock(state().mutex);
   if (!has_context()) return kInvalidContext;
@@ -891,6 +921,7 @@ const std::map<std::string, void*>& entry_points() {
       FAKE_ENTRY(cuCtxSetCurrent) FAKE_ENTRY(cuMemGetInfo) FAKE_ENTRY(cuModuleLoadDataEx)
       FAKE_ENTRY(cuModuleGetFunction) FAKE_ENTRY(cuModuleUnload) FAKE_ENTRY(cuFuncGetAttribute)
       FAKE_ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor) FAKE_ENTRY(cuMemAlloc) FAKE_ENTRY(cuMemFree)
+      FAKE_ENTRY(cuMemGetAddressRange) FAKE_ENTRY(cuPointerGetAttribute)
       FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost) FAKE_ENTRY(cuMemcpyHtoDAsync)
       FAKE_ENTRY(cuMemcpyDtoHAsync) FAKE_ENTRY(cuMemsetD8Async) FAKE_ENTRY(cuStreamCreate)
       FAKE_ENTRY(cuStreamDestroy) FAKE_ENTRY(cuStreamSynchronize) FAKE_ENTRY(cuStreamWaitEvent)

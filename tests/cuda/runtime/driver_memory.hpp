@@ -1,0 +1,29 @@
+// Device memory a test allocates itself, as a caller of resident_import would (PyTorch, CuPy...):
+// cuMemAlloc on device 0's primary context, through the driver library the cuda plugin uses
+// (VYRE_CUDA_DRIVER_LIBRARY, else libcuda.so.1; the fake driver in CPU tests), opened with dlopen
+// and resolved with cuGetProcAddress_v2 like the plugin does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vyre::cudatest {
+
+class DriverMemory {
+ public:
+  // `bytes` of device memory (contents undefined). Leaves device 0's primary context current on
+  // the calling thread. Throws std::runtime_error naming the failed call.
+  explicit DriverMemory(std::uint64_t bytes);
+  ~DriverMemory();  // cuMemFree, then the primary context's release
+  DriverMemory(const DriverMemory&) = delete;
+  DriverMemory& operator=(const DriverMemory&) = delete;
+
+  std::uint64_t address() const { return address_; }  // the CUdeviceptr
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::uint64_t address_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+}  // namespace vyre::cudatest
