@@ -26,6 +26,7 @@ std::vector<CaseResult> run_p6_conform(Context& context);
 std::vector<CaseResult> run_p7_sum(Context& context);
 std::vector<CaseResult> run_p9_resident_dispatch(Context& context);
 std::vector<CaseResult> run_r1_reference_xor(Context& context);
+std::vector<CaseResult> run_r2_large_program(Context& context);
 
 // Every case in run order.
 const std::vector<CaseInfo>& case_table();

@@ -57,7 +57,7 @@ std::vector<CaseResult> run_case(const CaseInfo& info, vyre::bench::Context& con
     CaseResult failed;
     failed.id = std::string(info.id);
     failed.title = std::string(info.title);
-    failed.backend = info.id == "R1" ? "reference_cpu" : context.options().backend;
+    failed.backend = info.id.starts_with("R") ? "reference_cpu" : context.options().backend;
     failed.error = e.what();
     context.note(fmt::format("{} failed: {}", info.id, e.what()));
     return {failed};

@@ -89,12 +89,12 @@ wrapper: warm-up, many timed samples, median/p10/p90, a correctness check per ca
 backend's telemetry. Ratios against PyTorch/CuPy come from scripts/bench.sh.
 
 options:
-  --case ID             P1 P2 P3 P4 P5 P6 P7 R1 (repeatable); --all runs every case
-  --backend ID          backend of every case but R1 (default cuda); R1 uses reference_cpu
+  --case ID             P1 P2 P3 P4 P5 P6 P7 R1 R2 (repeatable); --all runs every case
+  --backend ID          backend of every case but R1/R2 (default cuda); they use reference_cpu
   --plugins DIR         also load plugins from DIR (repeatable)
   --reps N              timed samples per case (default per case; P5: cold/warm pairs)
   --warmup N            untimed runs before the samples (default per case)
-  --size-scale S        scale the P1/P7 element counts by S in (0, 1] (small runs on a CPU)
+  --size-scale S        scale the P1/P7 element counts and R2's lets by S in (0, 1]
   --count-scale S       scale the P3/P4 dispatch counts by S in (0, 1]
   --json FILE           write every case's statistics and telemetry as JSON
   --log-dir DIR         keep P6's conform log and certificate there

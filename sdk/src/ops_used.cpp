@@ -1,6 +1,9 @@
 // ops_used: the set of op ids (SPEC §4) a program needs, which the registry routes on and conform
 // certifies. Operand types come from expr_type, so the program must be well-typed.
+#include <array>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 
 #include "vyre/error.hpp"
@@ -20,9 +23,13 @@ std::string dotted(std::initializer_list<std::string_view> parts) {
   return id;
 }
 
+// Operand types as a walk computes them bottom-up: no expression kind takes more than 3 operands.
+constexpr std::size_t kMaxOperands = 3;
+using OperandTypes = std::array<std::optional<Type>, kMaxOperands>;
+
 class OpsCollector {
  public:
-  explicit OpsCollector(const Program& program) : program_(program) {}
+  explicit OpsCollector(const Program& program) : program_(program), buffers_(program) {}
 
   std::set<std::string> collect() {
     for (const auto& decl : program_.buffers)
@@ -32,31 +39,35 @@ class OpsCollector {
   }
 
  private:
-  Type type_of(const Expr& e) {
-    auto t = expr_type(e, program_, scope_);
-    if (!t)
-      fail(VYRE_ERR_INVALID_PROGRAM,
-           "cannot list the ops of an ill-typed program (a '" + std::string(expr_kind_name(e.kind)) +
-               "' expression has no type)",
-           "run vyre::validate on the program and fix the problems it reports");
-    return *t;
+  [[noreturn]] static void ill_typed(const Expr& e) {
+    fail(VYRE_ERR_INVALID_PROGRAM,
+         "cannot list the ops of an ill-typed program (a '" + std::string(expr_kind_name(e.kind)) +
+             "' expression has no type)",
+         "run vyre::validate on the program and fix the problems it reports");
   }
 
   const BufferDecl& buffer(const std::string& name) {
-    const BufferDecl* decl = program_.find_buffer(name);
+    const BufferDecl* decl = buffers_.find(name);
     if (decl == nullptr)
       fail(VYRE_ERR_INVALID_PROGRAM, "the program uses undeclared buffer '" + name + "'",
            "declare the buffer or run vyre::validate first");
     return *decl;
   }
 
-  void visit_expr(const Expr& e) {
-    for (const auto& arg : e.args) visit_expr(arg);
-    record_expr(e);
+  // Types `e` bottom-up (each expression once) and records its op; throws for an ill-typed one.
+  Type visit_expr(const Expr& e) {
+    if (e.args.size() > kMaxOperands) ill_typed(e);
+    OperandTypes operands;
+    for (std::size_t i = 0; i < e.args.size(); ++i) operands[i] = visit_expr(e.args[i]);
+    auto t = expr_type_from(e, std::span(operands.data(), e.args.size()), buffers_, scope_);
+    if (!t) ill_typed(e);
+    record_expr(e, operands);
+    return *t;
   }
 
-  void record_expr(const Expr& e) {
-    type_of(e);  // rejects an ill-formed expression before its operands are looked at
+  // Operands that reach here are well-typed (expr_type_from accepted `e`).
+  void record_expr(const Expr& e, const OperandTypes& operands) {
+    auto operand = [&](std::size_t i) { return type_name(*operands[i]); };
     switch (e.kind) {
       case ExprKind::Lit:
       case ExprKind::Var: return;
@@ -70,28 +81,17 @@ class OpsCollector {
       case ExprKind::NumWorkgroups: ids_.insert("builtin.num_workgroups"); return;
       case ExprKind::SubgroupLane: ids_.insert("builtin.subgroup_lane"); return;
       case ExprKind::SubgroupSize: ids_.insert("builtin.subgroup_size"); return;
-      case ExprKind::Bin:
-        ids_.insert(dotted({"bin", bin_op_name(e.bin_op), type_name(type_of(e.args.at(0)))}));
-        return;
-      case ExprKind::Un:
-        ids_.insert(dotted({"un", un_op_name(e.un_op), type_name(type_of(e.args.at(0)))}));
-        return;
-      case ExprKind::Select: ids_.insert(dotted({"select", type_name(type_of(e.args.at(1)))})); return;
-      case ExprKind::Cast:
-        ids_.insert(dotted({"cast", type_name(type_of(e.args.at(0))), type_name(e.type)}));
-        return;
-      case ExprKind::Bitcast:
-        ids_.insert(dotted({"bitcast", type_name(type_of(e.args.at(0))), type_name(e.type)}));
-        return;
-      case ExprKind::Fma: ids_.insert(dotted({"fma", type_name(type_of(e.args.at(0)))})); return;
+      case ExprKind::Bin: ids_.insert(dotted({"bin", bin_op_name(e.bin_op), operand(0)})); return;
+      case ExprKind::Un: ids_.insert(dotted({"un", un_op_name(e.un_op), operand(0)})); return;
+      case ExprKind::Select: ids_.insert(dotted({"select", operand(1)})); return;
+      case ExprKind::Cast: ids_.insert(dotted({"cast", operand(0), type_name(e.type)})); return;
+      case ExprKind::Bitcast: ids_.insert(dotted({"bitcast", operand(0), type_name(e.type)})); return;
+      case ExprKind::Fma: ids_.insert(dotted({"fma", operand(0)})); return;
       case ExprKind::Atomic: record_atomic(e); return;
       case ExprKind::SubgroupBallot: ids_.insert("subgroup.ballot"); return;
-      case ExprKind::SubgroupShuffle:
-        ids_.insert(dotted({"subgroup", "shuffle", type_name(type_of(e.args.at(0)))}));
-        return;
+      case ExprKind::SubgroupShuffle: ids_.insert(dotted({"subgroup", "shuffle", operand(0)})); return;
       case ExprKind::SubgroupReduce:
-        ids_.insert(dotted({"subgroup", "reduce", reduce_op_name(e.reduce_op),
-                            type_name(type_of(e.args.at(0)))}));
+        ids_.insert(dotted({"subgroup", "reduce", reduce_op_name(e.reduce_op), operand(0)}));
         return;
     }
   }
@@ -105,9 +105,9 @@ class OpsCollector {
 
   void visit_body(const std::vector<Node>& body) {
     ++depth_;
-    scope_.push();
+    scope_.open();
     for (const auto& node : body) visit_node(node);
-    scope_.pop();
+    scope_.close();
     --depth_;
   }
 
@@ -128,11 +128,12 @@ class OpsCollector {
            "a '" + std::string(node_kind_name(n.kind)) + "' node has " +
                std::to_string(n.exprs.size()) + " expressions",
            "run vyre::validate on the program and fix the problems it reports");
-    for (const auto& e : n.exprs) visit_expr(e);
+    OperandTypes types;
+    for (std::size_t i = 0; i < n.exprs.size(); ++i) types[i] = visit_expr(n.exprs[i]);
     switch (n.kind) {
       case NodeKind::Let:
         ids_.insert("node.let");
-        scope_.declare(n.name, type_of(n.exprs.at(0)));
+        scope_.declare(n.name, *types[0]);
         return;
       case NodeKind::Assign: ids_.insert("node.assign"); return;
       case NodeKind::Store:
@@ -145,10 +146,10 @@ class OpsCollector {
         return;
       case NodeKind::Loop:
         ids_.insert("node.loop");
-        scope_.push();
+        scope_.open();
         scope_.declare(n.name, Type::U32);
         visit_body(n.body);
-        scope_.pop();
+        scope_.close();
         return;
       case NodeKind::Return: ids_.insert("node.return"); return;
       case NodeKind::Block:
@@ -166,14 +167,12 @@ class OpsCollector {
     }
     ids_.insert("node.grid_sync");
     if (depth_ != 1) return;  // misplaced (the validator says so); names stay as they are
-    // Nothing crosses a grid_sync: the validator rejects later uses of earlier names. Forget them
-    // but keep the top-level scope mark so that visit_body's pop stays balanced.
-    scope_.pop();
+    // Nothing crosses a grid_sync: the validator rejects later uses of earlier names.
     scope_.clear();
-    scope_.push();
   }
 
   const Program& program_;
+  BufferIndex buffers_;
   Scope scope_;
   int depth_ = 0;
   std::set<std::string> ids_;

@@ -2,6 +2,7 @@
 // is ill-typed. The validator reports *why*; this function only answers *what*.
 #include "vyre/typing.hpp"
 
+#include "vyre/error.hpp"
 #include "vyre/ops.hpp"
 
 namespace vyre {
@@ -11,18 +12,21 @@ namespace {
 bool is_index_type(Type t) { return t == Type::U32 || t == Type::I32; }
 
 struct Typer {
-  const Program& program;
+  const BufferIndex& buffers;
   const Scope& scope;
+  std::span<const std::optional<Type>> given;  // the root's operand types, or empty: recurse
 
   std::optional<Type> operand(const Expr& e, std::size_t i) const {
-    return i < e.args.size() ? type_of(e.args[i]) : std::nullopt;
+    if (i >= e.args.size()) return std::nullopt;
+    if (!given.empty()) return given[i];
+    return Typer{buffers, scope, {}}.type_of(e.args[i]);
   }
 
   std::optional<Type> type_of(const Expr& e) const {
     switch (e.kind) {
       case ExprKind::Lit:
         return is_value_type(e.type) && e.args.empty() ? std::optional(e.type) : std::nullopt;
-      case ExprKind::Var: return e.args.empty() ? scope.lookup(e.name) : std::nullopt;
+      case ExprKind::Var: return e.args.empty() ? variable_type(e.name) : std::nullopt;
       case ExprKind::Load: return load_type(e);
       case ExprKind::BufLen: return buf_len_type(e);
       case ExprKind::InvocationId:
@@ -45,8 +49,13 @@ struct Typer {
     return std::nullopt;
   }
 
+  std::optional<Type> variable_type(std::string_view name) const {
+    const Type* t = scope.find(name);
+    return t == nullptr ? std::nullopt : std::optional(*t);
+  }
+
   std::optional<Type> load_type(const Expr& e) const {
-    const BufferDecl* buffer = program.find_buffer(e.name);
+    const BufferDecl* buffer = buffers.find(e.name);
     if (buffer == nullptr || e.args.size() != 1 || !is_valid_type(buffer->element)) return std::nullopt;
     auto index = operand(e, 0);
     if (!index || !is_index_type(*index)) return std::nullopt;
@@ -54,7 +63,7 @@ struct Typer {
   }
 
   std::optional<Type> buf_len_type(const Expr& e) const {
-    if (!e.args.empty() || program.find_buffer(e.name) == nullptr) return std::nullopt;
+    if (!e.args.empty() || buffers.find(e.name) == nullptr) return std::nullopt;
     return Type::U32;
   }
 
@@ -107,7 +116,7 @@ struct Typer {
   }
 
   std::optional<Type> atomic_type(const Expr& e) const {
-    const BufferDecl* buffer = program.find_buffer(e.name);
+    const BufferDecl* buffer = buffers.find(e.name);
     if (buffer == nullptr || !is_writable(buffer->access)) return std::nullopt;
     std::size_t arity = e.atomic_op == AtomicOp::CompareExchange ? 3 : 2;
     if (e.args.size() != arity) return std::nullopt;
@@ -142,8 +151,20 @@ struct Typer {
 
 }  // namespace
 
+std::optional<Type> expr_type(const Expr& expr, const BufferIndex& buffers, const Scope& scope) {
+  return Typer{buffers, scope, {}}.type_of(expr);
+}
+
 std::optional<Type> expr_type(const Expr& expr, const Program& program, const Scope& scope) {
-  return Typer{program, scope}.type_of(expr);
+  return expr_type(expr, BufferIndex(program), scope);
+}
+
+std::optional<Type> expr_type_from(const Expr& expr, std::span<const std::optional<Type>> operands,
+                                   const BufferIndex& buffers, const Scope& scope) {
+  if (operands.size() != expr.args.size())
+    fail(VYRE_ERR_INTERNAL, "expr_type_from needs one type per operand", "pass operands.size() == args.size()");
+  if (operands.empty()) return Typer{buffers, scope, {}}.type_of(expr);
+  return Typer{buffers, scope, operands}.type_of(expr);
 }
 
 }  // namespace vyre

@@ -8,9 +8,11 @@
 #include <set>
 #include <string>
 
+#include "vyre/buffer_index.hpp"
 #include "vyre/error.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/ops.hpp"
+#include "vyre/scoped_names.hpp"
 #include "vyre/wire.hpp"
 
 namespace vyre {
@@ -36,14 +38,13 @@ std::string show(Type t) {
 std::string child(const std::string& path, std::string_view name) { return fmt::format("{}.{}", path, name); }
 
 struct Variable {
-  std::string name;
   MaybeType type;  // nullopt when its value was ill-typed (already reported)
   bool loop;       // loop variables are read-only
 };
 
 class Validator {
  public:
-  explicit Validator(const Program& program) : program_(program) {}
+  explicit Validator(const Program& program) : program_(program), buffers_(program) {}
 
   std::vector<Diagnostic> run() {
     check_workgroup();
@@ -139,11 +140,7 @@ class Validator {
   }
 
   // ---- scope ----
-  const Variable* lookup(std::string_view name) const {
-    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
-      if (it->name == name) return &*it;
-    return nullptr;
-  }
+  const Variable* lookup(std::string_view name) const { return vars_.find(name); }
 
   void unknown_variable(const std::string& name, const std::string& path) {
     if (crossed_.count(name) != 0) {
@@ -163,7 +160,7 @@ class Validator {
     if (lookup(name) != nullptr)
       report(Check::DuplicateVariable, path, fmt::format("variable \"{}\" is already in scope", name),
              "choose a new name (names may be reused only in sibling scopes)");
-    vars_.push_back({name, type, loop});
+    vars_.declare(name, Variable{type, loop});
   }
 
   // ---- statements ----
@@ -175,10 +172,10 @@ class Validator {
   }
 
   void body(const std::vector<Node>& nodes, const std::string& path, std::uint32_t depth, bool top_level) {
-    std::size_t mark = vars_.size();
+    vars_.open();
     for (std::size_t i = 0; i < nodes.size(); ++i)
       node(nodes[i], fmt::format("{}[{}]", path, i), depth, top_level);
-    vars_.resize(std::min(mark, vars_.size()));
+    vars_.close();
   }
 
   // Node kinds' shapes: how many expressions, and which bodies they may have.
@@ -286,10 +283,10 @@ class Validator {
   void loop(const Node& n, const std::string& path, std::uint32_t depth) {
     expect(node_expr(n, 0, path, depth), Type::U32, child(path, "from"), "a loop bound");
     expect(node_expr(n, 1, path, depth), Type::U32, child(path, "to"), "a loop bound");
-    std::size_t mark = vars_.size();
+    vars_.open();
     declare(n.name, Type::U32, true, path);
     body(n.body, child(path, "body"), depth + 1, false);
-    vars_.resize(mark);
+    vars_.close();
   }
 
   void barrier(const Node& n, const std::string& path, bool top_level) {
@@ -303,13 +300,12 @@ class Validator {
              "put grid_sync only in the top-level body, outside every if, loop and block");
       return;
     }
-    for (const auto& v : vars_) crossed_.insert(v.name);
-    vars_.clear();
+    vars_.clear([this](const std::string& name, const Variable&) { crossed_.insert(name); });
   }
 
   // ---- helpers for expressions ----
   const BufferDecl* find_buffer(const std::string& name, const std::string& path) {
-    const BufferDecl* buffer = program_.find_buffer(name);
+    const BufferDecl* buffer = buffers_.find(name);
     if (buffer == nullptr)
       report(Check::UnknownBuffer, path, fmt::format("buffer \"{}\" is not declared", name),
              "declare it in the program's buffers or correct the name");
@@ -601,8 +597,9 @@ class Validator {
   }
 
   const Program& program_;
+  BufferIndex buffers_;
   std::vector<Diagnostic> diagnostics_;
-  std::vector<Variable> vars_;
+  ScopedNames<Variable> vars_;
   std::set<std::string> crossed_;  // names bound before a grid_sync
 };
 

@@ -183,7 +183,7 @@ TEST_CASE("registration: id, rank, capabilities and the whole op catalog") {
                                  VYRE_CAP_SEQUENCE | VYRE_CAP_COMPILED_PIPELINE | VYRE_CAP_F16 | VYRE_CAP_BF16 |
                                  VYRE_CAP_F64 | VYRE_CAP_INT64 | VYRE_CAP_SUBGROUP | VYRE_CAP_GRID_SYNC |
                                  VYRE_CAP_ATOMICS | VYRE_CAP_REFERENCE_ORACLE |
-                                 VYRE_CAP_EXTERNAL_MEMORY;
+                                 VYRE_CAP_EXTERNAL_MEMORY | VYRE_CAP_DEADLINE | VYRE_CAP_CANCEL;
   CHECK(info.capabilities == expected);
   std::set<std::string> declared;
   for (std::size_t i = 0; i < info.op_count; ++i) declared.insert(info.op_ids[i]);

@@ -1,6 +1,9 @@
 // expr_type: every expression kind's result type, and nullopt for each way of being ill-typed.
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include "vyre/builder.hpp"
 #include "vyre/typing.hpp"
 
@@ -12,6 +15,7 @@ using vyre::Type;
 
 struct Fixture {
   vyre::Program program;
+  vyre::BufferIndex buffers{program};
   vyre::Scope scope;
   Fixture() {
     vyre::ProgramBuilder b;
@@ -22,11 +26,12 @@ struct Fixture {
     b.buffer("r", Access::Read, Type::U32);
     b.buffer("o", Access::Output, Type::F32, 4);
     program = b.build();
-    scope.push();
+    buffers = vyre::BufferIndex(program);
+    scope.open();
     scope.declare("x", Type::U32);
     scope.declare("f", Type::F64);
   }
-  std::optional<Type> type(const vyre::Expr& e) const { return vyre::expr_type(e, program, scope); }
+  std::optional<Type> type(const vyre::Expr& e) const { return vyre::expr_type(e, buffers, scope); }
 };
 
 }  // namespace
@@ -91,15 +96,59 @@ TEST_CASE_FIXTURE(Fixture, "ill-typed expressions have no type") {
   CHECK_FALSE(type(lit_with_args));
 }
 
-TEST_CASE("scope: shadowing, pop, clear") {
+TEST_CASE("scope: a newer binding hides an older one until its scope closes") {
   vyre::Scope s;
-  s.push();
+  s.open();
   s.declare("a", Type::U32);
-  s.push();
+  s.open();
   s.declare("a", Type::F32);
-  CHECK(s.lookup("a") == Type::F32);
-  s.pop();
-  CHECK(s.lookup("a") == Type::U32);
-  s.clear();
-  CHECK_FALSE(s.lookup("a"));
+  s.declare("b", Type::I64);
+  REQUIRE(s.find("a") != nullptr);
+  CHECK(*s.find("a") == Type::F32);
+  std::vector<Type> forgotten;
+  s.close([&](Type t) { forgotten.push_back(t); });
+  CHECK(forgotten == std::vector<Type>{Type::I64, Type::F32});  // newest first
+  REQUIRE(s.find("a") != nullptr);
+  CHECK(*s.find("a") == Type::U32);
+  CHECK(s.find("b") == nullptr);
+  s.declare("a", Type::Bool);  // declared again in the same scope: hides the first
+  CHECK(*s.find("a") == Type::Bool);
+  CHECK(s.size() == 2);
+  s.close();
+  CHECK(s.find("a") == nullptr);
+  CHECK(s.size() == 0);
+  s.close();  // nothing open: no effect
+  CHECK(s.size() == 0);
+}
+
+TEST_CASE("scope: clear forgets every binding and keeps the open scopes usable") {
+  vyre::Scope s;
+  s.open();
+  s.declare("a", Type::U32);
+  s.open();
+  s.declare("b", Type::F32);
+  std::vector<std::string> names;
+  s.clear([&](const std::string& name, Type) { names.push_back(name); });
+  CHECK(names == std::vector<std::string>{"b", "a"});
+  CHECK(s.find("a") == nullptr);
+  s.declare("c", Type::U32);
+  s.close();  // closes the inner scope, which now holds c
+  CHECK(s.find("c") == nullptr);
+  s.declare("d", Type::U32);
+  s.close();
+  CHECK(s.size() == 0);
+}
+
+TEST_CASE("buffer index: first declaration wins, unknown names are absent") {
+  vyre::ProgramBuilder b;
+  b.buffer("x", Access::Read, Type::U32);
+  b.buffer("y", Access::Read, Type::U32);
+  b.buffer("x", Access::Read, Type::F32);
+  const vyre::Program p = b.build();
+  const vyre::BufferIndex index(p);
+  CHECK(index.position("x") == std::optional<std::size_t>(0));
+  CHECK(index.position("y") == std::optional<std::size_t>(1));
+  CHECK(index.find("y") == &p.buffers[1]);
+  CHECK_FALSE(index.position("z"));
+  CHECK(index.find("z") == nullptr);
 }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -334,6 +335,35 @@ TEST_CASE("running out of host memory is reported with its code and a fix") {
   CHECK(r.err_has("vyre: error (out_of_memory): "));
   CHECK(r.err_has("Fix:"));
 #endif
+}
+
+TEST_CASE("vyre run --timeout stops a run that loops for ever, with exit status 3") {
+  // Nested 2^32 loops: hours of work on reference_cpu without a limit.
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(1);
+  Buf out = b.buffer("out", Access::Output, Type::U32, 1);
+  b.let("acc", u32(0));
+  b.loop("j", u32(0), u32(0xFFFFFFFFu), [&](Expr j) {
+    b.loop("k", u32(0), u32(0xFFFFFFFFu), [&](Expr k) { b.assign("acc", var("acc") + (j ^ k)); });
+  });
+  b.store(out, u32(0), var("acc"));
+  const fs::path path = work_dir() / "forever.json";
+  save_program_file(b.build(), path);
+  const auto start = std::chrono::steady_clock::now();
+  const Result r = vyre_cli("run " + path.string() + " --backend reference_cpu --timeout 300ms");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));  // generous for CI
+  CHECK(r.exit_code == 3);
+  CHECK(r.err_has("vyre: error (timeout): "));
+  CHECK(r.err_has("Fix:"));
+  CHECK_FALSE(r.out_has("output 'out'"));
+  CHECK(vyre_cli("run " + path.string() + " --backend reference_cpu --timeout 3x").exit_code == 2);
+  CHECK(vyre_cli("run " + path.string() + " --backend reference_cpu --timeout -1s").exit_code == 2);
+  // A limit the run fits in changes nothing.
+  const Result ok = vyre_cli("run " + program_file("timed.json", BinOp::Xor) + kInputs +
+                             " --backend reference_cpu --timeout 1m");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out_has("values: 6 5 4 3"));
 }
 
 TEST_CASE("vyre convert round-trips JSON and wire") {

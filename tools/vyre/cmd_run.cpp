@@ -1,6 +1,7 @@
 // vyre run: run a program file on a backend and show or save its outputs.
 #include <fmt/core.h>
 
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -33,13 +34,18 @@ options:
   --grid X[,Y[,Z]]        explicit grid (workgroups per axis)
   --workgroup X[,Y[,Z]]   override the program's workgroup size
   --iterations K          fixpoint iterations: run the program K times on the same buffers
+  --timeout DURATION      stop the run after DURATION (e.g. 500ms, 30s, 2m, 1h; a bare number is
+                          seconds; 0: no limit); default 10m on backends that can stop work at a
+                          deadline (VYRE_CAP_DEADLINE), none on others. An explicit --timeout on a
+                          backend that cannot honour it is refused (unsupported)
   --out DIR               write each output to DIR/NAME.bin instead of printing it
   --max-values N          print at most N values per output (default 64; 0: all)
 
 Every read, uniform and read_write buffer is an input and needs an --input; a missing one is a
 usage error naming it. Fixed-size inputs are NOT zero-filled implicitly (a forgotten input would
 silently compute on zeros); pass --zeros or --random SEED to ask for that.
-Exit status: 0 ran, 1 the program is invalid or the backend failed, 2 usage error.
+Exit status: 0 ran, 1 the program is invalid or the backend failed, 2 usage error, 3 the run
+passed its time limit and was stopped (no output is printed or written).
 )";
 
 namespace {
@@ -53,7 +59,42 @@ struct RunOptions {
   DispatchConfig config;
   std::optional<std::filesystem::path> out_dir;
   std::size_t max_values = 64;
+  std::optional<std::uint64_t> timeout_ns;  // --timeout; 0: none
 };
+
+// The default --timeout: long enough for any run a person waits for, short enough that a hostile
+// program (nested 2^32 loops) does not hold the machine for hours.
+constexpr std::uint64_t kDefaultTimeoutNs = 600'000'000'000ull;
+constexpr int kExitTimeout = 3;
+
+// "500ms", "30s", "2m", "1h", "1.5s", or a bare number of seconds.
+std::uint64_t parse_duration(const std::string& text) {
+  static constexpr std::pair<std::string_view, double> kUnits[] = {
+      {"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+  std::string_view number = text;
+  double scale = 1e9;
+  for (const auto& [suffix, ns] : kUnits) {
+    if (text.size() > suffix.size() && std::string_view(text).ends_with(suffix) &&
+        std::isdigit(static_cast<unsigned char>(text[text.size() - suffix.size() - 1]))) {
+      number = std::string_view(text).substr(0, text.size() - suffix.size());
+      scale = ns;
+      break;
+    }
+  }
+  const std::string digits(number);
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(digits, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size() || !(value >= 0) || !std::isdigit(static_cast<unsigned char>(digits[0])))
+    throw UsageError(fmt::format("--timeout needs a duration such as 500ms, 30s, 2m or 1h, not '{}'", text));
+  const double ns = value * scale;
+  if (ns >= 1.8e19) throw UsageError(fmt::format("--timeout {} is too long", text));
+  return static_cast<std::uint64_t>(ns);
+}
 
 std::uint64_t parse_count(std::string_view option, const std::string& text) {
   std::size_t used = 0;
@@ -108,6 +149,7 @@ RunOptions parse_options(Args& args) {
     else if (auto v = args.take_option("--grid")) options.config.grid = parse_triple("--grid", *v);
     else if (auto v = args.take_option("--workgroup")) options.config.workgroup_override = parse_triple("--workgroup", *v);
     else if (auto v = args.take_option("--iterations")) options.config.fixpoint_iterations = parse_u32("--iterations", *v);
+    else if (auto v = args.take_option("--timeout")) options.timeout_ns = parse_duration(*v);
     else if (auto v = args.take_option("--out")) options.out_dir = *v;
     else if (auto v = args.take_option("--max-values")) options.max_values = parse_count("--max-values", *v);
     else if (args.peek().starts_with("-")) throw UsageError(fmt::format("unknown option '{}' for `vyre run`", args.peek()));
@@ -211,17 +253,33 @@ int run_run(const GlobalOptions& global, Args& args) {
 
   const std::unique_ptr<Registry> registry = make_registry(global);
   host::Backend backend;
+  const PluginInfo* plugin = nullptr;
   if (options.backend) {
     backend = registry->backend(*options.backend);
+    plugin = registry->find(*options.backend);
     fmt::print("backend: {} (chosen with --backend)\n", *options.backend);
   } else {
     Route route = registry->route(program, &options.config);
     backend = route.backend;
+    plugin = route.plugin;
     fmt::print("backend: {} ({})\n", route.plugin->id, route.reason);
+  }
+  DispatchConfig config = options.config;
+  if (options.timeout_ns) {
+    if (*options.timeout_ns != 0) config.time_limit_ns = *options.timeout_ns;
+  } else if (plugin != nullptr && plugin->has(VYRE_CAP_DEADLINE)) {
+    config.time_limit_ns = kDefaultTimeoutNs;
   }
   const host::Program compiled = backend.compile(program);
   std::vector<host::Bytes> spans(inputs.begin(), inputs.end());
-  const std::vector<host::ByteVector> outputs = backend.dispatch(compiled, spans, options.config);
+  std::vector<host::ByteVector> outputs;
+  try {
+    outputs = backend.dispatch(compiled, spans, config);
+  } catch (const Error& e) {
+    if (e.code() != VYRE_ERR_TIMEOUT || !config.time_limit_ns) throw;
+    fmt::print(stderr, "vyre: error (timeout): {}\n", e.what());
+    return kExitTimeout;
+  }
 
   if (options.out_dir) std::filesystem::create_directories(*options.out_dir);
   const std::vector<std::size_t> indices = program.output_indices();

@@ -15,8 +15,10 @@
 
 #include "executable.hpp"
 #include "kernels.hpp"
+#include "vyre/buffer_index.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ops.hpp"
+#include "vyre/scoped_names.hpp"
 
 namespace vyre::refcpu {
 namespace {
@@ -28,7 +30,6 @@ struct Operand {
 };
 
 struct Variable {
-  std::string name;
   std::uint32_t reg = 0;
   Type type = Type::U32;
   bool owned = false;  // the register is released when the scope ends
@@ -57,7 +58,7 @@ bool may_return(const std::vector<Stmt>& body) {
 
 class Compiler {
  public:
-  explicit Compiler(const Program& program) : program_(program) {
+  explicit Compiler(const Program& program) : program_(program), buffers_(program) {
     collect_assigned(program.body, assigned_);
   }
 
@@ -108,25 +109,21 @@ class Compiler {
   Operand builtin(FillKind kind, std::uint32_t arg) { return {fixed(kind, arg, 0), Type::U32, false}; }
 
   // ---- scopes ----
-  void push_scope() { marks_.push_back(vars_.size()); }
+  void release_variable(const Variable& v) {
+    if (v.owned) free_.push_back(v.reg);
+  }
+  void push_scope() { vars_.open(); }
   void pop_scope() {
-    std::size_t mark = marks_.back();
-    marks_.pop_back();
-    for (std::size_t i = mark; i < vars_.size(); ++i)
-      if (vars_[i].owned) free_.push_back(vars_[i].reg);
-    vars_.resize(mark);
+    vars_.close([this](const Variable& v) { release_variable(v); });
   }
   const Variable& lookup(const std::string& name, const std::string& path) {
-    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
-      if (it->name == name) return *it;
-    internal(path, fmt::format("variable '{}' is not in scope", name));
+    const Variable* v = vars_.find(name);
+    if (v == nullptr) internal(path, fmt::format("variable '{}' is not in scope", name));
+    return *v;
   }
   // Every variable and temporary is dead at a grid_sync (validation forbids crossing it).
   void end_phase() {
-    while (!marks_.empty()) pop_scope();
-    for (const Variable& v : vars_)
-      if (v.owned) free_.push_back(v.reg);
-    vars_.clear();
+    vars_.clear([this](const std::string&, const Variable& v) { release_variable(v); });
     exe_.phases.emplace_back();
     out_ = &exe_.phases.back();
   }
@@ -155,9 +152,9 @@ class Compiler {
   }
 
   std::uint32_t buffer_index(const std::string& name, const std::string& path) {
-    for (std::size_t i = 0; i < program_.buffers.size(); ++i)
-      if (program_.buffers[i].name == name) return static_cast<std::uint32_t>(i);
-    internal(path, fmt::format("buffer '{}' is not declared", name));
+    auto i = buffers_.position(name);
+    if (!i) internal(path, fmt::format("buffer '{}' is not declared", name));
+    return static_cast<std::uint32_t>(*i);
   }
 
   // ---- expressions ----
@@ -354,14 +351,14 @@ class Compiler {
   void let(const Node& n, const std::string& path) {
     exprs(n, 1, path);
     Operand v = expr(n.exprs[0], path + ".value");
-    Variable var{n.name, v.reg, v.type, v.owned};
+    Variable var{v.reg, v.type, v.owned};
     bool shareable = immutable_.count(v.reg) != 0 && assigned_.count(n.name) == 0;
     if (!v.owned && !shareable) {
       var.reg = alloc();
       var.owned = true;
       emit(copy_kernel(), var.reg, v.reg);
     }
-    vars_.push_back(std::move(var));
+    vars_.declare(n.name, var);
   }
 
   void assign(const Node& n, const std::string& path) {
@@ -438,7 +435,7 @@ class Compiler {
     s.var = var;
     s.to = limit;
     push_scope();
-    vars_.push_back(Variable{n.name, var, Type::U32, true});
+    vars_.declare(n.name, Variable{var, Type::U32, true});
     nested(n.body, s.then_body, path + ".body");
     pop_scope();  // releases the loop variable
     if (limit_owned) free_.push_back(limit);
@@ -454,8 +451,8 @@ class Compiler {
   std::vector<std::uint32_t> free_;
   std::map<std::tuple<FillKind, std::uint32_t, std::uint64_t>, std::uint32_t> fixed_;
   std::unordered_set<std::uint32_t> immutable_;
-  std::vector<Variable> vars_;
-  std::vector<std::size_t> marks_;
+  BufferIndex buffers_;
+  ScopedNames<Variable> vars_;
   std::unordered_set<std::string> assigned_;
   bool last_elementwise_ = false;
 };

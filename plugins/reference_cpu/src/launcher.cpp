@@ -82,12 +82,12 @@ Error as_error(std::exception_ptr failure) {
 class Launch {
  public:
   Launch(const Executable& exe, const LaunchGeometry& geometry, std::span<const MemView> buffers,
-         unsigned participants)
-      : exe_(exe), geometry_(geometry), buffers_(buffers) {
+         unsigned participants, const StopCondition& stop)
+      : exe_(exe), geometry_(geometry), buffers_(buffers), stop_(stop) {
     // Every worker's state is allocated before any workgroup runs, so running out of memory
     // fails the dispatch before it writes anything.
     for (unsigned i = 0; i < participants; ++i)
-      workers_.push_back(std::make_unique<Worker>(exe_, geometry_, buffers_));
+      workers_.push_back(std::make_unique<Worker>(exe_, geometry_, buffers_, stop_));
   }
 
   Worker& worker(unsigned slot) { return *workers_[slot]; }
@@ -96,7 +96,10 @@ class Launch {
     DefaultFloatEnvironment fenv;
     Worker& w = worker(0);
     std::uint64_t count = geometry_.workgroup_count();
-    for (std::uint64_t i = 0; i < count; ++i) w.run_workgroup(phase, reverse ? count - 1 - i : i);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      stop_.check();
+      w.run_workgroup(phase, reverse ? count - 1 - i : i);
+    }
   }
 
   void parallel(std::size_t phase, ThreadPool& pool) {
@@ -114,7 +117,9 @@ class Launch {
           std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
           if (begin >= count) return;
           std::uint64_t end = std::min(count, begin + chunk);
-          for (current = begin; current < end; ++current) w.run_workgroup(phase, current);
+          current = begin;
+          stop_.check();
+          for (; current < end; ++current) w.run_workgroup(phase, current);
         }
       } catch (...) {
         failure.record(current, as_error(std::current_exception()));
@@ -134,6 +139,7 @@ class Launch {
   const Executable& exe_;
   const LaunchGeometry& geometry_;
   std::span<const MemView> buffers_;
+  const StopCondition& stop_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 
@@ -152,9 +158,10 @@ LaunchStats launch(const Executable& exe, const LaunchGeometry& geometry,
   LaunchStats stats;
   if (geometry.empty()) return stats;
   unsigned participants = participants_for(geometry, options);
-  Launch run(exe, geometry, buffers, participants);
+  Launch run(exe, geometry, buffers, participants, options.stop);
   for (std::uint32_t iteration = 0; iteration < geometry.fixpoint_iterations; ++iteration) {
     for (std::size_t phase = 0; phase < exe.phases.size(); ++phase) {
+      options.stop.check();
       if (participants == 1) {
         run.serial(phase, options.reverse);
       } else {

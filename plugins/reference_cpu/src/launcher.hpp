@@ -6,6 +6,7 @@
 #include <span>
 
 #include "executable.hpp"
+#include "vyre/stop_condition.hpp"
 #include "thread_pool.hpp"
 #include "vyre/geometry.hpp"
 
@@ -15,6 +16,7 @@ struct LaunchOptions {
   ThreadPool* pool = nullptr;  // may be null: run on the calling thread
   unsigned workers = 1;        // threads to use at most, the caller included
   bool reverse = false;        // one thread, workgroups in reverse linear order
+  StopCondition stop;          // checked between iterations, phases and workgroups, and in loops
 };
 
 struct LaunchStats {
@@ -23,7 +25,8 @@ struct LaunchStats {
 };
 
 // Runs the dispatch on `buffers` (one view per declared buffer; workgroup entries ignored). Throws
-// vyre::Error on a run-time error; buffers may then be partly written (callers run on scratch).
+// vyre::Error on a run-time error or when options.stop says so (VYRE_ERR_TIMEOUT, VYRE_ERR_CANCELLED);
+// buffers may then be partly written (callers run on scratch).
 LaunchStats launch(const Executable& exe, const LaunchGeometry& geometry,
                    std::span<const MemView> buffers, const LaunchOptions& options);
 

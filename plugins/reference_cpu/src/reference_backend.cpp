@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "async_dispatch.hpp"
 #include "host_memory.hpp"
 
 namespace vyre::refcpu {
@@ -142,8 +143,8 @@ std::shared_ptr<kit::CompiledProgram> ReferenceBackend::compile(Program program,
 }
 
 void ReferenceBackend::run(const Executable& exe, const LaunchGeometry& geometry,
-                           std::span<const MemView> buffers) {
-  LaunchOptions options{pool_.get(), workers_, reverse_};
+                           std::span<const MemView> buffers, const StopCondition& stop) {
+  LaunchOptions options{pool_.get(), workers_, reverse_, stop};
   LaunchStats stats;
   try {
     stats = launch(exe, geometry, buffers, options);
@@ -155,13 +156,70 @@ void ReferenceBackend::run(const Executable& exe, const LaunchGeometry& geometry
   counters_.invocations.fetch_add(stats.invocations, std::memory_order_relaxed);
 }
 
-// Inputs are used in place when aligned (read/uniform buffers are never written) and copied
-// otherwise; read_write and output buffers are staged, and copied out only after success.
+void ReferenceBackend::reserve(std::uint64_t bytes, std::string_view what) {
+  const std::uint64_t before = budget_used_.fetch_add(bytes, std::memory_order_relaxed);
+  if (memory_budget_ == 0 || (before + bytes >= before && before + bytes <= memory_budget_)) return;
+  budget_used_.fetch_sub(bytes, std::memory_order_relaxed);
+  fail(VYRE_ERR_OUT_OF_MEMORY,
+       fmt::format("{} of {} bytes does not fit the memory budget: {} of {} bytes are available", what, bytes,
+                   before > memory_budget_ ? 0 : memory_budget_ - before, memory_budget_),
+       "free resident buffers, dispatch fewer elements, or create the backend with a larger "
+       "memory_budget_bytes");
+}
+
+namespace {
+
+// Bytes counted against the memory budget for as long as the reservation lives.
+class Reservation {
+ public:
+  explicit Reservation(std::atomic<std::uint64_t>& used) : used_(used) {}
+  ~Reservation() { used_.fetch_sub(bytes_, std::memory_order_relaxed); }
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  void add(std::uint64_t bytes) { bytes_ += bytes; }
+
+ private:
+  std::atomic<std::uint64_t>& used_;
+  std::uint64_t bytes_ = 0;
+};
+
+}  // namespace
+
 void ReferenceBackend::dispatch(const kit::HostDispatch& d) {
+  run_host(d, StopCondition(d.config, StopCondition::Clock::now(), nullptr));
+}
+
+std::unique_ptr<kit::Pending> ReferenceBackend::dispatch_async(const kit::HostDispatch& d) {
+  const auto start = StopCondition::Clock::now();
+  std::uint64_t copied = 0;
+  for (const kit::Bytes& input : d.inputs) copied += input.size();
+  reserve(copied, "the copied inputs of an asynchronous dispatch");
+  try {
+    return std::make_unique<AsyncDispatch>(d, start, [this, copied](const kit::HostDispatch& work,
+                                                                    const StopCondition& stop) {
+      Reservation inputs(budget_used_);
+      inputs.add(copied);
+      run_host(work, stop);
+    });
+  } catch (...) {
+    release(copied);
+    throw;
+  }
+}
+
+// Inputs are used in place when aligned (read/uniform buffers are never written) and copied
+// otherwise; read_write and output buffers are staged, and copied out only after success. The
+// staged bytes count against the memory budget while the dispatch runs.
+void ReferenceBackend::run_host(const kit::HostDispatch& d, const StopCondition& stop) {
   const ReferenceProgram& program = as_reference(d.program);
   const Program& ir = program.program();
   std::vector<MemView> views(ir.buffers.size());
   std::vector<HostMemory> staged(ir.buffers.size());
+  Reservation reserved(budget_used_);
+  auto stage = [&](std::uint64_t bytes, std::string_view what) {
+    reserve(bytes, what);
+    reserved.add(bytes);
+  };
   std::size_t next_input = 0;
   std::uint64_t bytes_in = 0;
   for (std::size_t i = 0; i < ir.buffers.size(); ++i) {
@@ -170,6 +228,7 @@ void ReferenceBackend::dispatch(const kit::HostDispatch& d) {
     views[i].count = d.buffer_elements[i];
     if (decl.access == Access::Workgroup) continue;
     if (decl.access == Access::Output) {
+      stage(d.buffer_elements[i] * size, fmt::format("output buffer '{}'", decl.name));
       staged[i] = HostMemory(d.buffer_elements[i] * size, "an output buffer");
       views[i].data = staged[i].data();
       continue;
@@ -181,10 +240,11 @@ void ReferenceBackend::dispatch(const kit::HostDispatch& d) {
       views[i].data = const_cast<std::byte*>(input.data());
       continue;
     }
+    stage(input.size(), fmt::format("the staged copy of buffer '{}'", decl.name));
     staged[i] = HostMemory(input, "a staged input buffer");
     views[i].data = staged[i].data();
   }
-  run(program.executable(), d.geometry, views);
+  run(program.executable(), d.geometry, views, stop);
   std::uint64_t bytes_out = 0;
   for (std::size_t j = 0; j < d.outputs.size(); ++j) {
     const kit::OutputTarget& target = d.outputs[j];
@@ -200,26 +260,21 @@ void ReferenceBackend::dispatch(const kit::HostDispatch& d) {
 // ---- resident buffers -----------------------------------------------------------------------------
 
 std::shared_ptr<kit::DeviceBuffer> ReferenceBackend::resident_alloc(std::uint64_t byte_len) {
-  std::uint64_t before = resident_bytes_.fetch_add(byte_len, std::memory_order_relaxed);
-  if (memory_budget_ != 0 && (before + byte_len < before || before + byte_len > memory_budget_)) {
-    resident_bytes_.fetch_sub(byte_len, std::memory_order_relaxed);
-    fail(VYRE_ERR_OUT_OF_MEMORY,
-         fmt::format("a resident buffer of {} bytes does not fit the memory budget: {} of {} bytes "
-                     "are available", byte_len, before > memory_budget_ ? 0 : memory_budget_ - before,
-                     memory_budget_),
-         "free resident buffers, allocate less, or create the backend with a larger "
-         "memory_budget_bytes");
-  }
+  reserve(byte_len, "a resident buffer");
   try {
-    return std::make_shared<HostResident>(byte_len);
+    auto buffer = std::make_shared<HostResident>(byte_len);
+    resident_bytes_.fetch_add(byte_len, std::memory_order_relaxed);
+    return buffer;
   } catch (...) {
-    resident_bytes_.fetch_sub(byte_len, std::memory_order_relaxed);
+    release(byte_len);
     throw;
   }
 }
 
 void ReferenceBackend::resident_free(kit::DeviceBuffer& buffer) {
-  if (!as_host(buffer).imported()) resident_bytes_.fetch_sub(buffer.byte_len(), std::memory_order_relaxed);
+  if (as_host(buffer).imported()) return;
+  resident_bytes_.fetch_sub(buffer.byte_len(), std::memory_order_relaxed);
+  release(buffer.byte_len());
 }
 
 // Every dispatch completes before its call returns, so the caller's memory is in use only during
@@ -263,6 +318,7 @@ void ReferenceBackend::resident_download(std::span<const kit::CheckedRead> reads
 // runs on copies of its writable bindings, written back only on success; one copy per distinct
 // resident buffer, so buffers bound twice still alias.
 void ReferenceBackend::run_resident(const kit::ResidentDispatch& d) {
+  const auto start = StopCondition::Clock::now();
   const ReferenceProgram& program = as_reference(d.program);
   const Program& ir = program.program();
   const Executable& exe = program.executable();
@@ -297,7 +353,7 @@ void ReferenceBackend::run_resident(const kit::ResidentDispatch& d) {
     host_copies.emplace_back(binding.host, "a staged host-bound input");
     views[i].data = host_copies.back().data();
   }
-  run(exe, d.geometry, views);
+  run(exe, d.geometry, views, StopCondition(d.config, start, nullptr));
   for (auto& [resident, copy] : copies)
     if (copy.byte_len() != 0) std::memcpy(resident->data(), copy.data(), copy.byte_len());
   counters_.resident_dispatches.fetch_add(1, std::memory_order_relaxed);

@@ -17,8 +17,9 @@ constexpr std::uint32_t kSetsPerDepth = 4;  // then, else, after-return, loop
 constexpr std::uint32_t kThen = 0, kElse = 1, kAfterReturn = 2, kLoop = 3;
 }  // namespace
 
-Worker::Worker(const Executable& exe, const LaunchGeometry& geometry, std::span<const MemView> buffers)
-    : exe_(exe), geometry_(geometry), mem_(buffers.begin(), buffers.end()) {
+Worker::Worker(const Executable& exe, const LaunchGeometry& geometry, std::span<const MemView> buffers,
+               const StopCondition& stop)
+    : exe_(exe), geometry_(geometry), stop_(stop), mem_(buffers.begin(), buffers.end()) {
   lanes_ = static_cast<std::uint32_t>(geometry.workgroup_invocations());
   try {
     regs_.assign(static_cast<std::size_t>(exe.reg_count) * lanes_, 0);
@@ -156,6 +157,10 @@ void Worker::run_loop(const Stmt& s, const LaneSet& lanes, std::uint32_t depth) 
     return static_cast<std::uint32_t>(var[i]) < static_cast<std::uint32_t>(to[i]);
   });
   while (trip.n != 0) {
+    if (--trips_until_check_ == 0) {
+      trips_until_check_ = StopCondition::kLoopTripsPerCheck;
+      stop_.check();
+    }
     run_body(s.then_body, trip, depth + 1);
     for_lanes(trip, [&](std::uint32_t i) { var[i] = static_cast<std::uint32_t>(var[i] + 1); });
     trip = filter(trip, storage, [&](std::uint32_t i) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "executable.hpp"
+#include "vyre/stop_condition.hpp"
 #include "vyre/geometry.hpp"
 
 namespace vyre::refcpu {
@@ -15,10 +16,13 @@ class Worker {
  public:
   // `buffers` has one view per declared buffer (workgroup entries are replaced by this worker's
   // own memory). Throws vyre::Error (VYRE_ERR_OUT_OF_MEMORY) when the state cannot be allocated.
-  Worker(const Executable& exe, const LaunchGeometry& geometry, std::span<const MemView> buffers);
+  // Loops check `stop` every StopCondition::kLoopTripsPerCheck trips; it must outlive the worker.
+  Worker(const Executable& exe, const LaunchGeometry& geometry, std::span<const MemView> buffers,
+         const StopCondition& stop);
 
   // Run phase `phase` of the workgroup with linear id `linear` (x fastest). Throws vyre::Error
-  // (VYRE_ERR_EXECUTION) on a divergent barrier or an incomplete subgroup.
+  // (VYRE_ERR_EXECUTION) on a divergent barrier or an incomplete subgroup, and the stop
+  // condition's error when it fires inside a loop.
   void run_workgroup(std::size_t phase, std::uint64_t linear);
 
   // Invocations that started (passed the tail guard) in this worker so far.
@@ -37,6 +41,8 @@ class Worker {
 
   const Executable& exe_;
   const LaunchGeometry& geometry_;
+  const StopCondition& stop_;
+  std::uint32_t trips_until_check_ = StopCondition::kLoopTripsPerCheck;
   std::uint32_t lanes_ = 0;
   std::vector<std::uint64_t> regs_;
   std::vector<std::uint8_t> returned_;

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -243,6 +244,36 @@ TEST_CASE("device limits fail before any device work and write no output") {
     CHECK(std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xAB}; }));
   }
   CHECK(FakeScope::stats().kernel_launches == 0);
+}
+
+TEST_CASE("a time limit stops submitting iterations: VYRE_ERR_TIMEOUT, no output, the instance usable") {
+  FakeScope scope(Kernel::Affine);
+  const std::uint32_t n = 1024;
+  const auto compiled = fake().compile(affine_program(n));
+  const auto a = random_words(n, 9, kWordBound);
+  const std::vector<vyre::host::Bytes> inputs{bytes(a)};
+  ByteVector out(n * 4, std::byte{0xAB});
+  std::vector<vyre::host::MutableBytes> targets{vyre::host::MutableBytes(out.data(), out.size())};
+  DispatchConfig forever;
+  forever.fixpoint_iterations = 0xFFFFFFFFu;  // hours of launches without a limit
+  forever.time_limit_ns = 100'000'000;
+  Delta delta(fake());
+  const auto start = std::chrono::steady_clock::now();
+  expect_error([&] { fake().dispatch_into(compiled, inputs, targets, forever); }, VYRE_ERR_TIMEOUT);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));  // generous for CI
+  CHECK(delta("kernel_launches") > 0);  // it did start, and stopped submitting
+  CHECK(std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xAB}; }));
+  CHECK(words(fake().dispatch(compiled, inputs).at(0)) == affine_model(a, n));
+  // Resident dispatches stop the same way; pipelines and sequences replay graphs and refuse a limit.
+  auto in = fake().alloc(n * 4);
+  auto result = fake().alloc(n * 4);
+  std::vector<vyre::host::Binding> bindings(2);
+  bindings[0].resident = in;
+  bindings[1].resident = result;
+  expect_error([&] { fake().dispatch_resident(compiled, bindings, forever); }, VYRE_ERR_TIMEOUT);
+  DispatchConfig limited;
+  limited.time_limit_ns = 1'000'000'000;
+  expect_error([&] { fake().pipeline(compiled, limited); }, VYRE_ERR_UNSUPPORTED);
 }
 
 TEST_CASE("resident round trip: zero at allocation, writes at offsets, merged range reads") {

@@ -236,6 +236,37 @@ TEST_CASE("device limits fail before any device work and write no output") {
   }
 }
 
+TEST_CASE("a time limit stops submitting fixpoint iterations (VYRE_ERR_TIMEOUT, no output written)") {
+  // 2^32 - 1 iterations of a small program: hours of launches without a limit. Kernels already
+  // queued when the deadline passes still run (a running kernel cannot be stopped), so the bound
+  // is the deadline plus the stream's queue draining.
+  using namespace vyre::dsl;
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto data = b.buffer("data", vyre::Access::ReadWrite, vyre::Type::U32, 4096);
+  vyre::Expr i = b.let("i", invocation_id(0));
+  b.store(data, i, data[i] + u32(1));
+  const auto compiled = cuda().compile(b.build());
+  ByteVector input(4096 * 4, std::byte{0});
+  ByteVector out(4096 * 4, std::byte{0xAB});
+  std::vector<vyre::host::MutableBytes> targets{vyre::host::MutableBytes(out.data(), out.size())};
+  DispatchConfig forever;
+  forever.dispatch_elements = 4096;
+  forever.fixpoint_iterations = 0xFFFFFFFFu;
+  forever.time_limit_ns = 200'000'000;
+  const auto start = std::chrono::steady_clock::now();
+  expect_error([&] { cuda().dispatch_into(compiled, std::vector<vyre::host::Bytes>{input}, targets, forever); },
+               VYRE_ERR_TIMEOUT);
+  const auto took = std::chrono::steady_clock::now() - start;
+  std::cout << "time-limited dispatch returned after "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms (limit 200 ms)" << std::endl;
+  CHECK(took < std::chrono::seconds(10));
+  CHECK(std::all_of(out.begin(), out.end(), [](std::byte x) { return x == std::byte{0xAB}; }));
+  forever.fixpoint_iterations = 3;  // within the limit: the right answer
+  const auto three = cuda().dispatch(compiled, std::vector<vyre::host::Bytes>{input}, forever);
+  CHECK(three.at(0) == expected_outputs(compiled.ir(), {input}, forever).at(0));
+}
+
 TEST_CASE("compiled pipelines replay one captured graph per input shape (VYRE_CUDA_PIPELINE_CAPTURE=1)") {
   ScopedEnv capture("VYRE_CUDA_PIPELINE_CAPTURE", "1");  // image staging: plain dispatches by default
   const Program program = affine_program(4096);

@@ -36,23 +36,8 @@ void FunctionEmitter::comment(std::string_view text) {
   body_ += '\n';
 }
 
-void FunctionEmitter::pop_scope() {
-  variables_.resize(scope_marks_.back());
-  scope_marks_.pop_back();
-}
-
-void FunctionEmitter::clear_scopes() {
-  variables_.clear();
-  scope_marks_.clear();
-}
-
-void FunctionEmitter::declare(std::string name, Value value) {
-  variables_.emplace_back(std::move(name), std::move(value));
-}
-
 const Value& FunctionEmitter::lookup(std::string_view name) const {
-  for (auto it = variables_.rbegin(); it != variables_.rend(); ++it)
-    if (it->first == name) return it->second;
+  if (const Value* v = variables_.find(name)) return *v;
   fail(VYRE_ERR_INVALID_PROGRAM, fmt::format("variable '{}' is not in scope", name),
        "validate the program before lowering it; bind the variable with Let before its use");
 }

@@ -17,6 +17,7 @@
 #include "codegen/program_layout.hpp"
 #include "codegen/ptx_types.hpp"
 #include "lowering.hpp"
+#include "vyre/scoped_names.hpp"
 
 namespace vyre::cuda {
 struct MathFunction;
@@ -81,13 +82,13 @@ class FunctionEmitter {
   const std::string& body() const { return body_; }
 
   // ---- variables (Let, Loop) ----
-  void push_scope() { scope_marks_.push_back(variables_.size()); }
-  void pop_scope();
-  void clear_scopes();  // at a grid_sync: no variable crosses it
-  void declare(std::string name, Value value);
+  void push_scope() { variables_.open(); }
+  void pop_scope() { variables_.close(); }
+  void clear_scopes() { variables_ = Variables(); }  // at a grid_sync: no variable crosses it
+  void declare(std::string name, Value value) { variables_.declare(std::move(name), std::move(value)); }
   const Value& lookup(std::string_view name) const;
   // Elementwise entries keep one variable table per lane and swap it in around each statement.
-  using Variables = std::vector<std::pair<std::string, Value>>;
+  using Variables = ScopedNames<Value>;
   void swap_variables(Variables& other) { variables_.swap(other); }
 
   // ---- context for the statement lowering ----
@@ -104,7 +105,6 @@ class FunctionEmitter {
   std::uint32_t label_count_ = 0;
   std::string body_;
   Variables variables_;
-  std::vector<std::size_t> scope_marks_;
 };
 
 // ---- small instruction idioms shared by the lowering stages ----

@@ -69,9 +69,7 @@ std::string atom_operation(AtomicOp op, Type type) {
 std::string_view space_name(Space space) { return space == Space::Global ? "global" : "shared"; }
 
 std::size_t buffer_index(const FunctionEmitter& f, std::string_view name) {
-  const auto& buffers = f.program().buffers;
-  for (std::size_t i = 0; i < buffers.size(); ++i)
-    if (buffers[i].name == name) return i;
+  if (auto i = f.layout().buffer_names.position(name)) return *i;
   fail(VYRE_ERR_INVALID_PROGRAM, fmt::format("buffer '{}' is not declared", name),
        "validate the program before lowering it; declare the buffer it names");
 }

@@ -50,6 +50,7 @@ std::vector<std::vector<const Node*>> split_phases(const Program& program) {
 ProgramLayout analyze_program(const Program& program) {
   ProgramLayout layout;
   layout.program = &program;
+  layout.buffer_names = BufferIndex(program);
   layout.buffers.resize(program.buffers.size());
   std::uint64_t shared = place_workgroup_buffers(program, layout.buffers);
   if (shared > kMaxStaticSharedBytes)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lowering.hpp"
+#include "vyre/buffer_index.hpp"
 #include "vyre/ir.hpp"
 
 namespace vyre::cuda::codegen {
@@ -23,6 +24,7 @@ struct BufferSlot {
 
 struct ProgramLayout {
   const Program* program = nullptr;
+  BufferIndex buffer_names;         // program->buffers by name
   std::vector<BufferSlot> buffers;  // by index into program->buffers
   std::uint32_t shared_bytes = 0;   // size of the shared block (a multiple of 16; 0 if none)
   // The program runs in full-workgroup mode whatever the dispatch (barrier, workgroup buffer or

@@ -1,5 +1,9 @@
 #include "runtime/cuda_backend.hpp"
 
+#include <fmt/format.h>
+
+#include "vyre/error.hpp"
+
 #include "runtime/cuda_program.hpp"
 #include "runtime/device_work.hpp"
 #include "runtime/fault_injection.hpp"
@@ -84,10 +88,28 @@ vyre::Timing CudaBackend::dispatch_resident_timed(const kit::ResidentDispatch& d
   return timing;
 }
 
-void CudaBackend::sequence_run(const kit::CheckedSequence& sequence) { run_sequence(*runtime_, sequence); }
+namespace {
+
+// Sequences and pipelines replay captured graphs, which cannot stop part-way: they refuse a time
+// limit rather than ignore it (docs/RELIABILITY.md, "Bounded dispatch").
+void refuse_time_limit(const DispatchConfig& config, const char* what) {
+  if (!config.time_limit_ns) return;
+  fail(VYRE_ERR_UNSUPPORTED,
+       fmt::format("the CUDA backend cannot stop {} at a deadline (it replays captured graphs)", what),
+       "set the time limit on plain host or resident dispatches, or run without VYRE_CONFIG_HAS_TIME_LIMIT");
+}
+
+}  // namespace
+
+void CudaBackend::sequence_run(const kit::CheckedSequence& sequence) {
+  for (const auto* steps : {&sequence.prefix, &sequence.repeated})
+    for (const kit::ResidentDispatch& step : *steps) refuse_time_limit(step.config, "a sequence");
+  run_sequence(*runtime_, sequence);
+}
 
 std::shared_ptr<kit::CompiledPipeline> CudaBackend::pipeline_create(std::shared_ptr<const kit::CompiledProgram> program,
                                                             const DispatchConfig& config, std::uint32_t flags) {
+  refuse_time_limit(config, "a pipeline");
   cuda_program(*program);
   return std::make_shared<CudaPipeline>(runtime_, std::move(program), config, flags);
 }

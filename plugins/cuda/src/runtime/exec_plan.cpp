@@ -140,7 +140,7 @@ LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr>
 
 void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
                        drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing,
-                       RepeatLaunches* repeats) {
+                       RepeatLaunches* repeats, const StopCondition* stop) {
   if (plan.kernels.empty()) return;
   const Driver& driver = runtime.driver();
   // Only a cooperative launch binds the barrier (a copy of the bindings: rare, and not per launch).
@@ -152,6 +152,7 @@ void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindi
   const LaunchBindings& bound = plan.cooperative ? cooperative_bindings : bindings;
   for (std::uint32_t round = 0; round < plan.geometry.fixpoint_iterations; ++round) {
     for (const KernelFunction* kernel : plan.kernels) {
+      if (stop != nullptr) stop->check();
       KernelArgs args(kernel->entry, bound);
       LaunchRequest request;
       request.kernel = kernel->entry.name;

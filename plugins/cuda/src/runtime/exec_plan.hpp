@@ -22,6 +22,7 @@
 #include "runtime/runtime.hpp"
 #include "vyre/geometry.hpp"
 #include "vyre/shard.hpp"
+#include "vyre/stop_condition.hpp"
 
 namespace vyre::cuda {
 
@@ -56,10 +57,12 @@ LaunchBindings make_bindings(const ExecPlan& plan, std::vector<drv::CUdeviceptr>
 // Queue every launch of `plan` on `stream`. Cooperative plans need `barrier`, a device block of at
 // least plan.grid_barrier_bytes; it is zeroed on the stream before each launch. `capturing`: the
 // launches are being recorded into a graph (counted when the graph is replayed, not here).
-// `repeats`: queue non-cooperative launches through it (repeat_launch.hpp).
+// `repeats`: queue non-cooperative launches through it (repeat_launch.hpp). `stop`, when given, is
+// checked before each launch: past the dispatch's deadline no further iteration or phase is
+// submitted and its error (VYRE_ERR_TIMEOUT) is thrown; launches already queued still run.
 void enqueue_execution(Runtime& runtime, const ExecPlan& plan, const LaunchBindings& bindings,
                        drv::CUstream stream, drv::CUdeviceptr barrier, bool capturing = false,
-                       RepeatLaunches* repeats = nullptr);
+                       RepeatLaunches* repeats = nullptr, const StopCondition* stop = nullptr);
 
 // The launches of a non-cooperative plan as graph nodes, in launch order.
 std::vector<GraphNodeSpec> graph_nodes(const ExecPlan& plan, const LaunchBindings& bindings);

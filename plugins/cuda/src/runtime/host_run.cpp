@@ -23,12 +23,12 @@ std::unique_ptr<HostRun> HostRun::start(std::shared_ptr<Runtime> runtime, const 
   const ExecPlan plan = plan_execution(*runtime, program, dispatch.geometry);  // every check
   std::unique_ptr<HostRun> run(new HostRun(std::move(runtime), dispatch));
   run->timer_.set_started(started);
-  run->queue(dispatch, plan, timed);
+  run->queue(dispatch, plan, timed, StopCondition(dispatch.config, started, nullptr));
   run->timer_.mark_queued();
   return run;
 }
 
-void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed) {
+void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed, const StopCondition& stop) {
   Runtime& rt = runtime();
   const HostLayout layout = host_layout(dispatch, plan);
 
@@ -44,7 +44,7 @@ void HostRun::queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, boo
   const drv::CUdeviceptr barrier = pointers.back();
   pointers.pop_back();
   enqueue_execution(rt, plan, make_bindings(plan, pointers, dispatch.buffer_elements), s, barrier, false,
-                    &rt.repeat_launches());
+                    &rt.repeat_launches(), stop.active() ? &stop : nullptr);
   pointers_ = std::move(pointers);
   read_back(dispatch, layout, staging);
   timer_.record_end(rt, s);

@@ -36,7 +36,7 @@ class HostRun final : public DeviceWork {
     std::uint64_t staging_offset = 0;
   };
   HostRun(std::shared_ptr<Runtime> runtime, const kit::HostDispatch& dispatch);
-  void queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed);
+  void queue(const kit::HostDispatch& dispatch, const ExecPlan& plan, bool timed, const StopCondition& stop);
   std::vector<drv::CUdeviceptr> stage_mapped(const kit::HostDispatch& dispatch, const HostLayout& layout);
   std::vector<drv::CUdeviceptr> stage_image(const kit::HostDispatch& dispatch, const HostLayout& layout);
   std::vector<drv::CUdeviceptr> stage_copies(const kit::HostDispatch& dispatch, const HostLayout& layout);

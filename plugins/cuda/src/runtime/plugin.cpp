@@ -21,6 +21,7 @@ kit::PluginSpec make_spec() {
   // What the runtime implements, plus what the emitter's op set shows it lowers.
   spec.capabilities = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_TIMED | VYRE_CAP_RESIDENT | VYRE_CAP_SEQUENCE |
                       VYRE_CAP_COMPILED_PIPELINE | VYRE_CAP_GRAPH_REPLAY | VYRE_CAP_EXTERNAL_MEMORY |
+                      VYRE_CAP_DEADLINE |
                       kit::op_capabilities(spec.op_ids);
   spec.create = [](const vyre::CreateOptions& options) -> std::unique_ptr<kit::BackendImpl> {
     return std::make_unique<CudaBackend>(Runtime::open(options));

@@ -82,8 +82,9 @@ ResidentRun::ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDi
 
 std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime,
                                                 const kit::ResidentDispatch& dispatch, bool timed) {
-  // The clock is read only for timed dispatches (timing() is asked of those alone).
-  const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  // The clock is read only for timed dispatches and time-limited ones.
+  const bool clocked = timed || dispatch.config.time_limit_ns.has_value();
+  const auto started = clocked ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   runtime->bind();
   const ExecPlan plan =
       plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry, dispatch.shard);
@@ -93,13 +94,13 @@ std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime
   StreamLease stream = runtime->streams().acquire(common_last_stream(*runtime, bound));
   std::unique_ptr<ResidentRun> run(new ResidentRun(std::move(runtime), dispatch, std::move(stream)));
   run->timer_.set_started(started);
-  run->queue(dispatch, plan, timed, bound);
+  run->queue(dispatch, plan, timed, bound, StopCondition(dispatch.config, started, nullptr));
   if (timed) run->timer_.mark_queued();
   return run;
 }
 
 void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed,
-                        const std::vector<CudaResident*>& bound) {
+                        const std::vector<CudaResident*>& bound, const StopCondition& stop) {
   Runtime& rt = runtime();
   const drv::CUstream s = stream();
   in_flight_.reserve(dispatch.bindings.size());
@@ -126,7 +127,7 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
   }
   // Repeated identical dispatches replay a one-node graph (repeat_launch.hpp).
   enqueue_execution(rt, plan, make_bindings(plan, std::move(pointers), dispatch.buffer_elements), s, barrier,
-                    false, &rt.repeat_launches());
+                    false, &rt.repeat_launches(), stop.active() ? &stop : nullptr);
   timer_.record_end(rt, s);
   Telemetry::add(rt.telemetry().dispatches);
   if (plan.shard) Telemetry::add(rt.telemetry().shard_dispatches);

@@ -23,7 +23,7 @@ class ResidentRun final : public DeviceWork {
   ResidentRun(std::shared_ptr<Runtime> runtime, const kit::ResidentDispatch& dispatch, StreamLease stream);
   // `bound`: the CudaResident of each binding (null for host and workgroup bindings).
   void queue(const kit::ResidentDispatch& dispatch, const ExecPlan& plan, bool timed,
-             const std::vector<CudaResident*>& bound);
+             const std::vector<CudaResident*>& bound, const StopCondition& stop);
   void on_success() override;
   void on_finish() override;
 

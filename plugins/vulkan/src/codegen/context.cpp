@@ -9,7 +9,7 @@ using spirv::w;
 std::uint32_t raw_width(Type storage) { return storage == Type::Bool ? 32 : byte_size(storage) * 8; }
 
 ModuleContext::ModuleContext(const Program& program, const DeviceFeatures& features)
-    : program_(program), features_(features) {
+    : program_(program), buffer_names_(program), features_(features) {
   m_.capability(spv::Capability::Shader);
   declare_workgroup_size();
   declare_buffers();
@@ -57,8 +57,7 @@ Id ModuleContext::lit(Type t, std::uint64_t bits) {
 }
 
 const BufferVar& ModuleContext::buffer(std::string_view name) const {
-  for (std::size_t i = 0; i < program_.buffers.size(); ++i)
-    if (program_.buffers[i].name == name) return buffers_[i];
+  if (auto i = buffer_names_.position(name)) return buffers_[*i];
   fail(VYRE_ERR_INTERNAL, "SPIR-V emitter: no buffer '" + std::string(name) + "'",
        "report this emitter bug (the validator checks buffer names)");
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/lowering.hpp"
+#include "vyre/buffer_index.hpp"
 #include "spirv/function.hpp"
 #include "spirv/module.hpp"
 
@@ -85,6 +86,7 @@ class ModuleContext {
 
   spirv::Module m_;
   const Program& program_;
+  BufferIndex buffer_names_;  // program_.buffers by name
   DeviceFeatures features_;
   std::vector<BufferVar> buffers_;
   std::uint32_t storage_count_ = 0;

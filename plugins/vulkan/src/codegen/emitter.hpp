@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codegen/context.hpp"
+#include "vyre/scoped_names.hpp"
 
 namespace vyre::vulkan::codegen {
 
@@ -77,7 +78,6 @@ class Emitter {
 
  private:
   struct Variable {
-    std::string name;
     Id pointer;
     Type type;
   };
@@ -85,12 +85,12 @@ class Emitter {
   void if_node(const Node& n);
   void loop_node(const Node& n);
   void barrier();
-  Variable& variable(const std::string& name);
+  const Variable& variable(const std::string& name) const;
   void zero_workgroup_memory();
 
   ModuleContext& ctx_;
   spirv::Function& f_;
-  std::vector<std::vector<Variable>> scopes_;
+  ScopedNames<Variable> scopes_;  // O(log n) lookups: a program's size never makes them quadratic
   Id local_linear_ = 0;
   Id local_[3] = {0, 0, 0};
   Id workgroup_vec_ = 0;

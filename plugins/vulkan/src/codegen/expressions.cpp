@@ -18,7 +18,7 @@ Value Emitter::expr(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Lit: return {ctx_.lit(e.type, e.bits), e.type};
     case ExprKind::Var: {
-      Variable& v = variable(e.name);
+      const Variable& v = variable(e.name);
       return {f_.load(ctx_.type(v.type), v.pointer), v.type};
     }
     case ExprKind::Load: return load(e);

@@ -16,7 +16,7 @@ constexpr std::uint32_t kBarrierSemantics =
 }  // namespace
 
 Emitter::Emitter(ModuleContext& context, spirv::Function& function) : ctx_(context), f_(function) {
-  scopes_.emplace_back();
+  scopes_.open();
 }
 
 Id Emitter::fop(spv::Op op, Id type, std::initializer_list<std::uint32_t> operands) {
@@ -93,21 +93,19 @@ void Emitter::barrier() {
   f_.inst(spv::Op::OpControlBarrier, {scope, scope, ctx_.u32(kBarrierSemantics)});
 }
 
-Emitter::Variable& Emitter::variable(const std::string& name) {
-  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
-    for (Variable& v : *scope)
-      if (v.name == name) return v;
+const Emitter::Variable& Emitter::variable(const std::string& name) const {
+  if (const Variable* v = scopes_.find(name)) return *v;
   fail(VYRE_ERR_INTERNAL, "SPIR-V emitter: variable '" + name + "' is not in scope",
        "report this emitter bug (the validator checks scopes)");
 }
 
 void Emitter::statements(const std::vector<Node>& body) {
-  scopes_.emplace_back();
+  scopes_.open();
   for (const Node& n : body) {
     if (!f_.open()) break;  // after a Return: dead code
     statement(n);
   }
-  scopes_.pop_back();
+  scopes_.close();
 }
 
 void Emitter::statement(const Node& n) {
@@ -116,7 +114,7 @@ void Emitter::statement(const Node& n) {
       const Value v = expr(n.exprs.at(0));
       const Id ptr = f_.local(ctx_.type(v.type));
       f_.store(ptr, v.id);
-      scopes_.back().push_back({n.name, ptr, v.type});
+      scopes_.declare(n.name, {ptr, v.type});
       return;
     }
     case NodeKind::Assign: {
@@ -177,10 +175,10 @@ void Emitter::loop_node(const Node& n) {
   // The loop variable is read-only: a fresh Function variable holding this trip's value.
   const Id var = f_.local(u32);
   f_.store(var, i);
-  scopes_.emplace_back();
-  scopes_.back().push_back({n.name, var, Type::U32});
+  scopes_.open();
+  scopes_.declare(n.name, {var, Type::U32});
   statements(n.body);
-  scopes_.pop_back();
+  scopes_.close();
   if (f_.open()) f_.branch(cont);
   f_.begin(cont);
   f_.store(counter, op(spv::Op::OpIAdd, u32, {f_.load(u32, counter), ctx_.u32(1)}));
