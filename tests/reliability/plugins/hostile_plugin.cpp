@@ -14,8 +14,8 @@
 //   report_then_exit   the same, then _exit(0)
 //   setsid_register    vyre_backend_register hangs; a grandchild that called setsid() hangs too
 //   daemon_register    starts a daemon (fork, setsid, fork) that hangs, then registers normally
-//   zombie_register    forks a child that exits at once and is never reaped, then registers
-//                      normally (a dead child is not a process left running: it passes)
+//   zombie_register    forks a child that exits at once, waits for it to be a zombie (never reaps it),
+//                      then registers normally (a dead child is not a process left running: it passes)
 //   kill_parent        vyre_backend_register kills its parent process, then hangs
 //   crash_unload       registers; a static destructor crashes when the library is unloaded
 //   detect_verify      records its argv and environment (as NUL-separated files in
@@ -205,7 +205,13 @@ extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_
   if (HOSTILE_IS("hang_register")) hang_with_grandchild(false);
   if (HOSTILE_IS("setsid_register")) hang_with_grandchild(true);
   if (HOSTILE_IS("daemon_register")) start_daemon();
-  if (HOSTILE_IS("zombie_register") && ::fork() == 0) ::_exit(0);
+  if (HOSTILE_IS("zombie_register")) {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    // Wait until it has exited but leave it unreaped (WNOWAIT): a zombie, not a running process.
+    siginfo_t info{};
+    if (child > 0) ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT);
+  }
   if (HOSTILE_IS("kill_parent")) {
     record_pid("child");
     ::kill(::getppid(), SIGKILL);
