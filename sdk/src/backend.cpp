@@ -250,7 +250,8 @@ std::vector<ByteVector> Backend::dispatch(const Program& program, std::span<cons
   require_own(program, "dispatch");
   std::vector<ByteVector> outputs = detail::allocate_outputs(program, inputs);
   const std::vector<MutableBytes> spans = spans_of(outputs);
-  const std::vector<std::size_t> written = dispatch_into(program, inputs, spans, config);
+  const std::vector<std::size_t> written =
+      run_into(program, inputs, spans, config, VYRE_OUTPUTS_DISCARDED_ON_FAILURE);
   for (std::size_t i = 0; i < outputs.size(); ++i) outputs[i].resize(written[i]);
   return outputs;
 }
@@ -258,12 +259,18 @@ std::vector<ByteVector> Backend::dispatch(const Program& program, std::span<cons
 std::vector<std::size_t> Backend::dispatch_into(const Program& program, std::span<const Bytes> inputs,
                                                 std::span<const MutableBytes> outputs,
                                                 const DispatchConfig& config) const {
+  return run_into(program, inputs, outputs, config, 0);
+}
+
+std::vector<std::size_t> Backend::run_into(const Program& program, std::span<const Bytes> inputs,
+                                           std::span<const MutableBytes> outputs,
+                                           const DispatchConfig& config, std::uint32_t output_flags) const {
   require_own(program, "dispatch");
   std::vector<vyre_host_input> in = detail::host_inputs(inputs);
   std::vector<vyre_host_output> out = detail::host_outputs(outputs);
   const vyre_dispatch_config abi_config = state_->config(config);
   const vyre_dispatch_args args{sizeof(vyre_dispatch_args), program.native(), &abi_config,
-                                in.data(), in.size(), out.data(), out.size()};
+                                in.data(), in.size(), out.data(), out.size(), output_flags};
   state_->invoke("dispatch",
                  [&](vyre_error** e) { return state_->fns->dispatch(state_->handle, &args, e); });
   std::vector<std::size_t> written;
@@ -281,7 +288,7 @@ TimedOutputs Backend::dispatch_timed(const Program& program, std::span<const Byt
   std::vector<vyre_host_output> out = detail::host_outputs(spans);
   const vyre_dispatch_config abi_config = state_->config(config);
   const vyre_dispatch_args args{sizeof(vyre_dispatch_args), program.native(), &abi_config,
-                                in.data(), in.size(), out.data(), out.size()};
+                                in.data(), in.size(), out.data(), out.size(), VYRE_OUTPUTS_DISCARDED_ON_FAILURE};
   vyre_timing timing{};
   timing.struct_size = sizeof timing;
   state_->invoke("dispatch_timed", [&](vyre_error** e) {
@@ -296,7 +303,8 @@ PendingDispatch Backend::dispatch_async(const Program& program, std::span<const 
                                         const DispatchConfig& config) const {
   require_own(program, "dispatch_async");
   std::vector<ByteVector> outputs = detail::allocate_outputs(program, inputs);
-  PendingDispatch pending = dispatch_async_into(program, inputs, spans_of(outputs), config);
+  PendingDispatch pending =
+      start_async(program, inputs, spans_of(outputs), config, VYRE_OUTPUTS_DISCARDED_ON_FAILURE);
   // Moving the vector keeps each output's storage where the plugin is writing it.
   pending.state_->outputs = std::move(outputs);
   return pending;
@@ -305,6 +313,12 @@ PendingDispatch Backend::dispatch_async(const Program& program, std::span<const 
 PendingDispatch Backend::dispatch_async_into(const Program& program, std::span<const Bytes> inputs,
                                              std::span<const MutableBytes> outputs,
                                              const DispatchConfig& config) const {
+  return start_async(program, inputs, outputs, config, 0);
+}
+
+PendingDispatch Backend::start_async(const Program& program, std::span<const Bytes> inputs,
+                                     std::span<const MutableBytes> outputs, const DispatchConfig& config,
+                                     std::uint32_t output_flags) const {
   require_own(program, "dispatch_async");
   auto state = std::make_shared<detail::PendingState>();
   state->instance = state_;
@@ -314,7 +328,7 @@ PendingDispatch Backend::dispatch_async_into(const Program& program, std::span<c
   const vyre_dispatch_config abi_config = state_->config(config);
   const vyre_dispatch_args args{sizeof(vyre_dispatch_args), program.native(), &abi_config,
                                 in.data(), in.size(), state->output_structs.data(),
-                                state->output_structs.size()};
+                                state->output_structs.size(), output_flags};
   state_->invoke("dispatch_async", [&](vyre_error** e) {
     return state_->fns->dispatch_async(state_->handle, &args, &state->handle, e);
   });

@@ -47,6 +47,16 @@ vyre::Program increment(std::uint32_t elements) {
   return b.build();
 }
 
+// out[i] = i + 1: an output buffer and no input.
+vyre::Program fill(std::uint32_t elements) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto out = b.buffer("out", Access::Output, Type::U32, elements);
+  vyre::Expr i = b.let("i", invocation_id(0));
+  b.store(out, i, i + u32(1));
+  return b.build();
+}
+
 vyre::DispatchConfig with_limit(vyre::DispatchConfig config, std::uint64_t limit_ns) {
   config.time_limit_ns = limit_ns;
   return config;
@@ -164,6 +174,8 @@ TEST_CASE("an asynchronous dispatch stops at its time limit") {
 }
 
 TEST_CASE("memory_budget_bytes covers the staged outputs and inputs of host dispatches") {
+  // dispatch_into writes into the caller's memory, which must stay untouched if the dispatch
+  // fails: reference_cpu computes in a staged copy, and that copy counts against the budget.
   vyre::CreateOptions options;
   options.memory_budget_bytes = 4096;
   auto be = make_backend(options);
@@ -171,14 +183,51 @@ TEST_CASE("memory_budget_bytes covers the staged outputs and inputs of host disp
   auto large = be.compile(increment(2048));   // 8 KiB: over the budget
   const auto small_data = bytes_of(std::vector<std::uint32_t>(256, 0));
   const auto large_data = bytes_of(std::vector<std::uint32_t>(2048, 0));
-  CHECK(timed_status([&] { be.dispatch(small, std::vector<vyre::host::Bytes>{small_data}, elements(256)); }).code ==
-        VYRE_OK);
-  CHECK(timed_status([&] { be.dispatch(large, std::vector<vyre::host::Bytes>{large_data}, elements(2048)); }).code ==
-        VYRE_ERR_OUT_OF_MEMORY);
+  vyre::host::ByteVector small_out(small_data.size()), large_out(large_data.size());
+  auto run_into = [&](const vyre::host::Program& p, const vyre::host::ByteVector& in, vyre::host::ByteVector& out,
+                      std::uint64_t n) {
+    const std::vector<vyre::host::Bytes> inputs{in};
+    const std::vector<vyre::host::MutableBytes> outputs{out};
+    return timed_status([&] { be.dispatch_into(p, inputs, outputs, elements(n)); }).code;
+  };
+  CHECK(run_into(small, small_data, small_out, 256) == VYRE_OK);
+  CHECK(run_into(large, large_data, large_out, 2048) == VYRE_ERR_OUT_OF_MEMORY);
   // Resident buffers and staged dispatch memory share the budget; staged memory is given back.
   auto resident = be.alloc(3500);
-  CHECK(timed_status([&] { be.dispatch(small, std::vector<vyre::host::Bytes>{small_data}, elements(256)); }).code ==
-        VYRE_ERR_OUT_OF_MEMORY);
+  CHECK(run_into(small, small_data, small_out, 256) == VYRE_ERR_OUT_OF_MEMORY);
   resident.free();
   CHECK(be.alloc(4096).byte_len() == 4096);
+}
+
+TEST_CASE("outputs the SDK allocates are computed in place: held once, never staged") {
+  // Backend::dispatch allocates the outputs and drops them if the call fails, so it passes
+  // VYRE_OUTPUTS_DISCARDED_ON_FAILURE: an 8 KiB read_write buffer runs under a 4 KiB budget, and
+  // so do 8 KiB outputs through dispatch_async and dispatch_timed.
+  vyre::CreateOptions options;
+  options.memory_budget_bytes = 4096;
+  auto be = make_backend(options);
+  auto large = be.compile(increment(2048));
+  const auto large_data = bytes_of(std::vector<std::uint32_t>(2048, 41));
+  std::vector<vyre::host::ByteVector> out;
+  CHECK(timed_status([&] { out = be.dispatch(large, std::vector<vyre::host::Bytes>{large_data}, elements(2048)); })
+            .code == VYRE_OK);
+  REQUIRE(out.size() == 1);
+  CHECK(values_of<std::uint32_t>(out[0]) == std::vector<std::uint32_t>(2048, 42));
+  // Asynchronous: its inputs are copied at submission (and counted), its outputs are not staged.
+  auto filled = be.compile(fill(2048));
+  std::vector<std::uint32_t> expected(2048);
+  for (std::uint32_t i = 0; i < 2048; ++i) expected[i] = i + 1;
+  vyre::host::PendingDispatch pending = be.dispatch_async(filled, {}, elements(2048));
+  const std::vector<vyre::host::ByteVector> async_out = pending.wait();
+  REQUIRE(async_out.size() == 1);
+  CHECK(values_of<std::uint32_t>(async_out[0]) == expected);
+  CHECK(values_of<std::uint32_t>(be.dispatch_timed(filled, {}, elements(2048)).outputs[0]) == expected);
+  vyre::host::ByteVector caller_out(2048 * 4);
+  const std::vector<vyre::host::MutableBytes> caller{caller_out};
+  CHECK(timed_status([&] { be.dispatch_into(filled, {}, caller, elements(2048)); }).code == VYRE_ERR_OUT_OF_MEMORY);
+  // A failed in-place dispatch still reports its code, and the instance stays usable.
+  auto loops = be.compile(nested_loops());
+  CHECK(timed_status([&] { be.dispatch(loops, {}, with_limit({}, kLimitNs)); }).code == VYRE_ERR_TIMEOUT);
+  CHECK(values_of<std::uint32_t>(be.dispatch(large, std::vector<vyre::host::Bytes>{large_data}, elements(2048))[0]) ==
+        std::vector<std::uint32_t>(2048, 42));
 }

@@ -89,7 +89,7 @@ struct XorDispatch {
     inputs[1] = {sizeof(vyre_host_input), b.data(), b.size() * 4};
     outputs[0] = {sizeof(vyre_host_output), out.data(), out.size(), 12345};
     config.struct_size = sizeof config;
-    args = {sizeof(vyre_dispatch_args), program, &config, inputs, 2, outputs, 1};
+    args = {sizeof(vyre_dispatch_args), program, &config, inputs, 2, outputs, 1, 0};
   }
   bool untouched() const {
     for (std::uint8_t byte : out)
@@ -355,7 +355,7 @@ TEST_CASE("arrays are strided by their first element's struct_size") {
                          {{sizeof(WideInput), b.data(), 16}, {~0ull, ~0ull, ~0ull}}};
   WideOutput outputs[1] = {{{sizeof(WideOutput), out.data(), 16, 0}, 0x77}};
   const vyre_dispatch_args args{sizeof args, raw.compile(binary_program(BinOp::Xor, 4)), nullptr,
-                                &inputs[0].input, 2, &outputs[0].output, 1};
+                                &inputs[0].input, 2, &outputs[0].output, 1, 0};
   CHECK(raw.call([&](vyre_error** e) { return raw.fns().dispatch(raw.backend(), &args, e); }).status == VYRE_OK);
   CHECK(out == kXorResult);
   CHECK(outputs[0].output.byte_len == 16);
@@ -377,7 +377,7 @@ TEST_CASE("fixed-size inputs, output ranges and the fixpoint op are checked") {
     std::vector<std::uint32_t> in(3, 1), out(4, 0);
     vyre_host_input input{sizeof input, in.data(), 12};
     vyre_host_output output{sizeof output, out.data(), 16, 0};
-    const vyre_dispatch_args args{sizeof args, program, nullptr, &input, 1, &output, 1};
+    const vyre_dispatch_args args{sizeof args, program, nullptr, &input, 1, &output, 1, 0};
     const Outcome o = raw.call([&](vyre_error** e) { return fns.dispatch(raw.backend(), &args, e); });
     CHECK(o.status == VYRE_ERR_INVALID_ARGUMENT);
     CHECK(o.contains("declared with 4"));
@@ -390,7 +390,7 @@ TEST_CASE("fixed-size inputs, output ranges and the fixpoint op are checked") {
     vyre_host_input inputs[2] = {{sizeof(vyre_host_input), x.data(), 16},
                                  {sizeof(vyre_host_input), k.data(), 16}};
     vyre_host_output output{sizeof output, out.data(), 32, 0};
-    const vyre_dispatch_args args{sizeof args, program, nullptr, inputs, 2, &output, 1};
+    const vyre_dispatch_args args{sizeof args, program, nullptr, inputs, 2, &output, 1, 0};
     const Outcome o = raw.call([&](vyre_error** e) { return fns.dispatch(raw.backend(), &args, e); });
     CHECK(o.status == VYRE_ERR_INVALID_ARGUMENT);
     CHECK(o.contains("output_byte_range [4, 32)"));

@@ -207,14 +207,39 @@ std::unique_ptr<kit::Pending> ReferenceBackend::dispatch_async(const kit::HostDi
   }
 }
 
+namespace {
+
+// Per declared buffer, the caller's output memory the dispatch may compute in directly, or null:
+// only with VYRE_OUTPUTS_DISCARDED_ON_FAILURE, and only where the output receives the whole buffer
+// (no output_byte_range trimming) at an address aligned for its element.
+std::vector<std::byte*> in_place_outputs(const kit::HostDispatch& d, const ReferenceProgram& program) {
+  const Program& ir = program.program();
+  std::vector<std::byte*> out(ir.buffers.size(), nullptr);
+  if (!d.outputs_discarded_on_failure) return out;
+  for (std::size_t j = 0; j < d.outputs.size(); ++j) {
+    const std::uint32_t index = program.output_buffers()[j];
+    const std::uint64_t size = byte_size(ir.buffers[index].element);
+    const kit::OutputTarget& target = d.outputs[j];
+    const bool whole = target.buffer_offset == 0 && target.dst.size() == d.buffer_elements[index] * size;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(target.dst.data()) % size == 0;
+    if (whole && aligned && !target.dst.empty()) out[index] = target.dst.data();
+  }
+  return out;
+}
+
+}  // namespace
+
 // Inputs are used in place when aligned (read/uniform buffers are never written) and copied
 // otherwise; read_write and output buffers are staged, and copied out only after success. The
-// staged bytes count against the memory budget while the dispatch runs.
+// staged bytes count against the memory budget while the dispatch runs. Where the caller drops its
+// outputs on failure (VYRE_OUTPUTS_DISCARDED_ON_FAILURE), whole aligned outputs are computed in
+// place instead: held once, and not staged.
 void ReferenceBackend::run_host(const kit::HostDispatch& d, const StopCondition& stop) {
   const ReferenceProgram& program = as_reference(d.program);
   const Program& ir = program.program();
   std::vector<MemView> views(ir.buffers.size());
   std::vector<HostMemory> staged(ir.buffers.size());
+  const std::vector<std::byte*> in_place = in_place_outputs(d, program);
   Reservation reserved(budget_used_);
   auto stage = [&](std::uint64_t bytes, std::string_view what) {
     reserve(bytes, what);
@@ -227,6 +252,11 @@ void ReferenceBackend::run_host(const kit::HostDispatch& d, const StopCondition&
     const std::uint32_t size = byte_size(decl.element);
     views[i].count = d.buffer_elements[i];
     if (decl.access == Access::Workgroup) continue;
+    if (decl.access == Access::Output && in_place[i] != nullptr) {
+      std::memset(in_place[i], 0, d.buffer_elements[i] * size);  // output buffers start zeroed
+      views[i].data = in_place[i];
+      continue;
+    }
     if (decl.access == Access::Output) {
       stage(d.buffer_elements[i] * size, fmt::format("output buffer '{}'", decl.name));
       staged[i] = HostMemory(d.buffer_elements[i] * size, "an output buffer");
@@ -240,6 +270,11 @@ void ReferenceBackend::run_host(const kit::HostDispatch& d, const StopCondition&
       views[i].data = const_cast<std::byte*>(input.data());
       continue;
     }
+    if (in_place[i] != nullptr) {  // read_write: the input's bytes, then computed in place
+      if (!input.empty()) std::memcpy(in_place[i], input.data(), input.size());
+      views[i].data = in_place[i];
+      continue;
+    }
     stage(input.size(), fmt::format("the staged copy of buffer '{}'", decl.name));
     staged[i] = HostMemory(input, "a staged input buffer");
     views[i].data = staged[i].data();
@@ -248,8 +283,9 @@ void ReferenceBackend::run_host(const kit::HostDispatch& d, const StopCondition&
   std::uint64_t bytes_out = 0;
   for (std::size_t j = 0; j < d.outputs.size(); ++j) {
     const kit::OutputTarget& target = d.outputs[j];
-    const HostMemory& source = staged[program.output_buffers()[j]];
-    if (!target.dst.empty()) std::memcpy(target.dst.data(), source.data() + target.buffer_offset, target.dst.size());
+    const std::uint32_t index = program.output_buffers()[j];
+    const HostMemory& source = staged[index];
+    if (in_place[index] == nullptr && !target.dst.empty()) std::memcpy(target.dst.data(), source.data() + target.buffer_offset, target.dst.size());
     bytes_out += target.dst.size();
   }
   counters_.dispatches.fetch_add(1, std::memory_order_relaxed);

@@ -272,6 +272,15 @@ class Backend {
                                        const AotOptions& options = {});
 
  private:
+  // dispatch_into / dispatch_async_into with vyre_dispatch_args.output_flags (VYRE_OUTPUTS_*): the
+  // allocating calls pass VYRE_OUTPUTS_DISCARDED_ON_FAILURE, since their outputs are fresh and are
+  // dropped when the call fails.
+  std::vector<std::size_t> run_into(const Program& program, std::span<const Bytes> inputs,
+                                    std::span<const MutableBytes> outputs, const DispatchConfig& config,
+                                    std::uint32_t output_flags) const;
+  PendingDispatch start_async(const Program& program, std::span<const Bytes> inputs,
+                              std::span<const MutableBytes> outputs, const DispatchConfig& config,
+                              std::uint32_t output_flags) const;
   // A ResidentBuffer owning `handle` (from resident_alloc or resident_import).
   ResidentBuffer wrap_resident(vyre_resident* handle, std::uint64_t byte_len) const;
   void require_own(const Program& program, std::string_view what) const;

@@ -307,8 +307,19 @@ typedef struct vyre_dispatch_args {
   size_t input_count;
   vyre_host_output* outputs;
   size_t output_count;
+  /* 1.1 */
+  uint32_t output_flags; /* VYRE_OUTPUTS_*; bits a plugin does not know are ignored (each grants a
+                            permission, none asks for anything) */
 } vyre_dispatch_args;
 #define VYRE_DISPATCH_ARGS_V1_0_SIZE VYRE_SIZE_THROUGH(vyre_dispatch_args, output_count)
+#define VYRE_DISPATCH_ARGS_V1_1_SIZE VYRE_SIZE_THROUGH(vyre_dispatch_args, output_flags)
+
+/* 1.1: the caller throws every output away when the call fails, and no input overlaps an output
+ * (the SDK's allocating dispatch calls set it). The backend may then write results straight into
+ * the outputs instead of staging a copy and copying it out on success, so that outputs are held
+ * once: "no output byte is written on error" no longer holds for this call, and nothing else
+ * changes. Backends that stage anyway (a GPU backend downloads through pinned memory) ignore it. */
+#define VYRE_OUTPUTS_DISCARDED_ON_FAILURE (1u << 0)
 
 typedef struct vyre_timing { /* out-struct; nanoseconds */
   size_t struct_size;

@@ -161,6 +161,9 @@ struct HostDispatch {
   std::vector<std::uint64_t> buffer_elements;  // per declared buffer (workgroup: its count)
   std::vector<Bytes> inputs;                   // per host input, declaration order
   std::vector<OutputTarget> outputs;           // per host output, declaration order
+  // VYRE_OUTPUTS_DISCARDED_ON_FAILURE was given: the backend may compute straight into `outputs`
+  // (the caller drops them if the dispatch fails, and no input overlaps them).
+  bool outputs_discarded_on_failure = false;
 };
 
 // One non-workgroup buffer of a resident dispatch, by declaration order. Exactly one of

@@ -25,6 +25,8 @@ CheckedDispatch check_dispatch(Instance& instance, const vyre_dispatch_args* arg
   out.dispatch = make_host_dispatch(std::move(program), abi::from_abi(out.args.config),
                                     out.args.inputs, out.args.input_count, out.args.outputs,
                                     out.args.output_count);
+  // A 1.0 caller's struct ends before output_flags: read_struct left it zero.
+  out.dispatch.outputs_discarded_on_failure = (out.args.output_flags & VYRE_OUTPUTS_DISCARDED_ON_FAILURE) != 0;
   return out;
 }
 
