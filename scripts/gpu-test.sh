@@ -118,7 +118,7 @@ build_cuda() {
   run_step build-cuda 900 cmake --build "$build" -j "$jobs" --target vyre_cuda vyre_cuda_fault \
     vyre_reference_cpu test_cuda_runtime_units test_cuda_plugin test_cuda_fake_driver \
     test_cuda_fault_injection test_cuda_gpu_ops test_cuda_gpu_dispatch test_cuda_gpu_resident \
-    test_cuda_gpu_faults test_cuda_fake_external test_cuda_gpu_external
+    test_cuda_gpu_faults test_cuda_fake_external test_cuda_gpu_external test_cuda_fake_group test_cuda_gpu_group
 }
 
 # Everything else (a failure here does not stop the run: the build keeps going past it).
@@ -149,10 +149,12 @@ run_cuda_tests() {
   run_binary test_cuda_fake_driver 300
   run_binary test_cuda_fault_injection 300
   run_binary test_cuda_fake_external 120
+  run_binary test_cuda_fake_group 120
   # GPU tests, one at a time (they measure device memory and share the device).
   run_binary test_cuda_gpu_dispatch 300
   run_binary test_cuda_gpu_resident 300
   run_binary test_cuda_gpu_external 120
+  run_binary test_cuda_gpu_group 180
   run_binary test_cuda_gpu_faults 300
   run_binary test_cuda_gpu_ops "${VYRE_GPU_TEST_OPS_TIMEOUT:-300}" \
     VYRE_TEST_THREADS="${VYRE_TEST_THREADS:-8}"

@@ -249,6 +249,22 @@ void Backend::dispatch_resident(const Program& program, std::span<const Binding>
   });
 }
 
+bool Backend::can_shard() const { return detail::device_group(state_->fns) != nullptr; }
+
+void Backend::dispatch_resident_shard(const Program& program, std::span<const Binding> bindings,
+                                      const ShardRange& shard, const DispatchConfig& config) const {
+  const vyre_device_group_extension* group = detail::device_group(state_->fns);
+  if (group == nullptr) {
+    fail(VYRE_ERR_UNSUPPORTED, "backend '" + state_->label + "' cannot run a share of a group dispatch (it has no device-group extension)",
+         "form device groups from instances of a backend that can (cuda)");
+  }
+  require_own(program, bindings, "dispatch_resident_shard");
+  const ResidentDispatchArgs args(program, bindings, state_->config(config));
+  state_->invoke("dispatch_resident_shard", [&](vyre_error** e) {
+    return group->dispatch_resident_shard(state_->handle, args.get(), shard.first, shard.count, e);
+  });
+}
+
 PendingDispatch Backend::dispatch_resident_async(const Program& program,
                                                  std::span<const Binding> bindings,
                                                  const DispatchConfig& config) const {

@@ -95,6 +95,17 @@ struct PipelineState {
   ~PipelineState();
 };
 
+// The plugin's VYRE_EXTENSION_DEVICE_GROUP extension when it has one with every 1.1 member set,
+// else null.
+inline const vyre_device_group_extension* device_group(const vyre_backend_fns* fns) {
+  const vyre_extension* ext = vyre_find_extension(fns, VYRE_EXTENSION_DEVICE_GROUP);
+  if (ext == nullptr || ext->struct_size < VYRE_DEVICE_GROUP_EXTENSION_V1_1_SIZE) return nullptr;
+  const auto* group = reinterpret_cast<const vyre_device_group_extension*>(ext);
+  if (group->device_count == nullptr || group->device_describe == nullptr || group->dispatch_resident_shard == nullptr)
+    return nullptr;
+  return group;
+}
+
 // vyre_host_input structs over `inputs`.
 std::vector<vyre_host_input> host_inputs(std::span<const Bytes> inputs);
 // vyre_host_output structs over `outputs`.

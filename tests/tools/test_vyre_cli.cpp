@@ -156,6 +156,10 @@ TEST_CASE("vyre backends --json: plugins, capabilities, availability and rejecti
   CHECK(copy.at("reference_oracle") == "no");
   CHECK(copy.at("capabilities") == boost::json::array{"dispatch", "async", "resident"});
   CHECK(copy.at("op_count").as_int64() > 0);
+  // A plugin without the device-group extension lists the one device its instance runs on.
+  REQUIRE(copy.at("devices").as_array().size() == 1);
+  CHECK(copy.at("devices").at(0).at("name") == "test device t_copy");
+  CHECK(copy.at("devices").at(0).at("ordinal") == 0);
   const boost::json::object& nodev = by_id["t_nodev"];
   CHECK(nodev.at("available") == false);
   CHECK(nodev.at("unavailable").at("code") == "no_device");
@@ -194,6 +198,69 @@ TEST_CASE("vyre backends with the build tree's plugins shows cuda, and why it ca
     CHECK(r.out_has("Fix:"));
   }
 }
+
+#ifdef FAKE_CUDA_LIBRARY
+TEST_CASE("vyre backends lists every device of the cuda plugin (three on the fake driver)") {
+  const std::string env = "-u VYRE_CUDA_DEVICE_ORDINAL VYRE_CUDA_DRIVER_LIBRARY='" FAKE_CUDA_LIBRARY
+                          "' FAKE_CUDA_DEVICES=3 XDG_CACHE_HOME='" + (work_dir() / "cache").string() + "'";
+  const Result text = vyre_cli("backends", env);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out_has("create: ok (Fake CUDA Device 0)"));
+  CHECK(text.out_has("    device 0: Fake CUDA Device 0, 1.0 GiB, compute 9.0 (sm_90)\n"));
+  CHECK(text.out_has("    device 2: Fake CUDA Device 2, 1.0 GiB, compute 9.0 (sm_90)\n"));
+  CHECK_FALSE(text.out_has("device 3:"));
+
+  const Result json = vyre_cli("backends --json", env);
+  REQUIRE(json.exit_code == 0);
+  const boost::json::value root = boost::json::parse(json.out);
+  const boost::json::object* cuda = nullptr;
+  for (const boost::json::value& b : root.at("backends").as_array())
+    if (b.at("id") == "cuda") cuda = &b.as_object();
+  REQUIRE(cuda != nullptr);
+  const boost::json::array& devices = cuda->at("devices").as_array();
+  REQUIRE(devices.size() == 3);
+  CHECK(devices.at(1).at("ordinal") == 1);
+  CHECK(devices.at(1).at("name") == "Fake CUDA Device 1");
+  CHECK(devices.at(1).at("kind") == "gpu");
+  CHECK(devices.at(1).at("memory_bytes") == (1ull << 30));
+  CHECK(devices.at(1).at("compute_capability") == "9.0");
+  CHECK(devices.at(1).at("target") == "sm_90");
+}
+
+TEST_CASE("vyre run --devices runs a device group of the cuda plugin (fake driver) and checks its options") {
+  // The fake driver runs no kernels here: this checks the wiring, options and error codes; the
+  // results are checked in tests/cuda/runtime/test_cuda_fake_group.cpp and test_cuda_gpu_group.cpp.
+  const std::string env = "-u VYRE_CUDA_DEVICE_ORDINAL VYRE_CUDA_DRIVER_LIBRARY='" FAKE_CUDA_LIBRARY
+                          "' FAKE_CUDA_DEVICES=3 XDG_CACHE_HOME='" + (work_dir() / "cache").string() + "'";
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(64);
+  Buf a = b.buffer("a", Access::Read, Type::U32, 1000);
+  Buf out = b.buffer("out", Access::Output, Type::U32, 1000);
+  Expr i = b.let("i", invocation_id(0));
+  b.if_(lt(i, u32(1000)), [&] { b.store(out, i, a[i] + u32(1)); });
+  const fs::path path = work_dir() / "group_program.json";
+  save_program_file(b.build(), path);
+  const std::string run = "run " + path.string() + " --zeros --max-values 4 ";
+
+  const Result ok = vyre_cli(run + "--devices 0,2,1 --place a=split --place out=gather", env);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out_has("backend: cuda (device group over devices 0,2,1)"));
+  CHECK(ok.out_has("output 'out'"));
+  const Result unplaced = vyre_cli(run + "--devices 0,1", env);
+  CHECK(unplaced.exit_code == 1);
+  CHECK(unplaced.err_has("vyre: error (invalid_argument): "));
+  const Result missing = vyre_cli(run + "--devices 0,3 --place out=gather", env);
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err_has("vyre: error (no_device): "));
+  CHECK(missing.err_has("Fix:"));
+  CHECK(vyre_cli(run + "--devices 0,0 --place out=gather", env).exit_code == 2);
+  CHECK(vyre_cli(run + "--devices 0,x --place out=gather", env).exit_code == 2);
+  CHECK(vyre_cli(run + "--place out=gather", env).exit_code == 2);  // --place needs --devices
+  CHECK(vyre_cli(run + "--devices 0 --place out=scatter", env).exit_code == 2);
+  CHECK(vyre_cli(run + "--devices 0 --place out=gather --place out=sum", env).exit_code == 2);
+}
+#endif
 
 TEST_CASE("vyre ops") {
   Result r = vyre_cli("ops");

@@ -15,16 +15,19 @@ const std::string_view kBackendsHelp = R"(usage: vyre [global options] backends 
 
 Lists the plugin search directories, every backend that loaded (id, version, rank, ABI version,
 capability flags, op count, file, whether it is the pinned reference oracle) with whether an
-instance can be created on this machine (and why not), and every plugin file that was rejected,
-with its code and one-line reason.
+instance can be created on this machine (and why not), every device it can run on (ordinal,
+name, memory, compute capability; cuda opens the one VYRE_CUDA_DEVICE_ORDINAL names), and every
+plugin file that was rejected, with its code and one-line reason.
 With --available, prints only the ids of the backends that can create an instance here, one
 per line, in selection order (for scripts).
 With --json, prints the same as one JSON object (schema "vyre-backends/1", for scripts):
   {"schema", "abi": {"major", "minor"}, "search_dirs": [...],
    "backends": [{"id", "version", "rank", "abi": {"major", "minor"}, "capabilities": [names],
                  "op_count", "routing_op_count", "file", "reference_oracle": "pinned"|"claimed"|
-                 "no", "available", "device" (when available), "unavailable": {"code", "reason"}
-                 (when not)}],
+                 "no", "available", "device" (when available), "devices" (when available: every
+                 device an instance can be created on, [{"ordinal", "name", "kind": "gpu"|"cpu",
+                 "memory_bytes", "compute_capability": "9.0", "target"}]), "unavailable":
+                 {"code", "reason"} (when not)}],
    "rejected": [{"file", "code", "reason"}]}
 Codes are stable: rejection codes as in vyre/plugin_rejection.hpp, unavailable codes the status
 names of the VYRE_ERR_* codes ("no_device", ...).
@@ -46,6 +49,8 @@ struct Availability {
   std::optional<std::string> device;      // set when it creates
   std::optional<Error> failure;           // set when it does not
   std::string profile_failure;            // created, but device_profile failed
+  std::vector<vyre_device_profile> devices;  // every device it can run on (Backend::devices)
+  std::string devices_failure;            // created, but enumeration failed
 };
 
 Availability availability(Registry& registry, const PluginInfo& plugin) {
@@ -59,6 +64,11 @@ Availability availability(Registry& registry, const PluginInfo& plugin) {
       out.device = "";
       out.profile_failure = e.what();
     }
+    try {
+      out.devices = backend.devices();
+    } catch (const Error& e) {
+      out.devices_failure = e.what();
+    }
   } catch (const Error& e) {
     out.failure = e;
   }
@@ -70,6 +80,32 @@ std::string describe(const Availability& a) {
   if (a.failure) return fmt::format("unavailable: {}", a.failure->what());
   if (!a.profile_failure.empty()) return fmt::format("ok (device profile failed: {})", a.profile_failure);
   return fmt::format("ok ({})", *a.device);
+}
+
+std::string profile_name(const vyre_device_profile& p) {
+  return shown(std::string_view(p.name, strnlen(p.name, sizeof p.name)));
+}
+
+// "0: NVIDIA H200, 139.8 GiB, compute 9.0 (sm_90)".
+std::string describe_device(std::size_t ordinal, const vyre_device_profile& p) {
+  std::string line = fmt::format("{}: {}, {:.1f} GiB", ordinal, profile_name(p),
+                                 static_cast<double>(p.total_memory_bytes) / static_cast<double>(1ull << 30));
+  if (p.kind == VYRE_DEVICE_KIND_GPU) line += fmt::format(", compute {}.{}", p.compute_major, p.compute_minor);
+  return line + fmt::format(" ({})", shown(std::string_view(p.target, strnlen(p.target, sizeof p.target))));
+}
+
+boost::json::array devices_json(const std::vector<vyre_device_profile>& devices) {
+  boost::json::array out;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const vyre_device_profile& p = devices[i];
+    out.push_back({{"ordinal", i},
+                   {"name", profile_name(p)},
+                   {"kind", p.kind == VYRE_DEVICE_KIND_GPU ? "gpu" : "cpu"},
+                   {"memory_bytes", p.total_memory_bytes},
+                   {"compute_capability", fmt::format("{}.{}", p.compute_major, p.compute_minor)},
+                   {"target", shown(std::string_view(p.target, strnlen(p.target, sizeof p.target)))}});
+  }
+  return out;
 }
 
 std::string_view oracle_role(const PluginInfo& p) {
@@ -99,6 +135,7 @@ boost::json::object backend_json(Registry& registry, const PluginInfo& p) {
     out["unavailable"] = {{"code", status_name(a.failure->code())}, {"reason", shown(a.failure->what())}};
   } else {
     out["device"] = *a.device;
+    out["devices"] = devices_json(a.devices);
   }
   return out;
 }
@@ -150,7 +187,7 @@ int run_backends(const GlobalOptions& global, Args& args) {
 
   fmt::print("backends ({} loaded, selection order):\n", registry->plugins().size());
   for (const PluginInfo& p : registry->plugins()) {
-    const std::string create = describe(availability(*registry, p));  // first: it picks the certificate
+    const Availability a = availability(*registry, p);  // first: it picks the certificate
     fmt::print("  {} {}  rank {}  abi {}.{}  {}\n", shown(p.id), shown(p.version), p.rank, p.abi_major,
                p.abi_minor, op_counts(*registry, p));
     fmt::print("    capabilities: {}\n", join_names(capability_names(p.capabilities)));
@@ -158,7 +195,9 @@ int run_backends(const GlobalOptions& global, Args& args) {
     if (p.is_reference_oracle()) fmt::print("    reference oracle: pinned (the one vyre ships)\n");
     else if (p.claims_reference_oracle())
       fmt::print("    reference oracle: claimed but not pinned; treated as an ordinary backend\n");
-    fmt::print("    create: {}\n", shown(create));
+    fmt::print("    create: {}\n", shown(describe(a)));
+    if (!a.devices_failure.empty()) fmt::print("    devices: listing failed: {}\n", shown(a.devices_failure));
+    for (std::size_t i = 0; i < a.devices.size(); ++i) fmt::print("    device {}\n", describe_device(i, a.devices[i]));
   }
   fmt::print("rejected ({}):\n", registry->rejected().size());
   for (const RejectedPlugin& r : registry->rejected())

@@ -1,7 +1,11 @@
 // vyre run: run a program file on a backend and show or save its outputs.
 #include <fmt/core.h>
 
+<<<<<<< HEAD
 #include <cctype>
+=======
+#include <algorithm>
+>>>>>>> multigpu
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +14,7 @@
 #include "buffer_files.hpp"
 #include "cli.hpp"
 #include "values.hpp"
+#include "vyre/group.hpp"
 #include "vyre/json.hpp"
 #include "vyre/validate.hpp"
 
@@ -40,6 +45,16 @@ options:
                           backend that cannot honour it is refused (unsupported)
   --out DIR               write each output to DIR/NAME.bin instead of printing it
   --max-values N          print at most N values per output (default 64; 0: all)
+  --devices I,J,...       run as a device group over these device ordinals of the backend
+                          (--backend, default cuda): the grid is split along x, one contiguous
+                          range of workgroups per device, with the results of one device
+                          (docs/MULTI_GPU.md). grid_sync programs and --iterations > 1 are refused
+  --place NAME=HOW        with --devices, how buffer NAME is placed: replicate (read/uniform
+                          inputs, the default for them), split[:K] (inputs and read_write: each
+                          device gets its shard's elements, K per invocation; read_write ones are
+                          gathered back), gather[:K] (outputs: each device's shard's elements),
+                          sum (integer outputs: added element by element, e.g. atomic counts).
+                          Every output and read_write buffer needs one
 
 Every read, uniform and read_write buffer is an input and needs an --input; a missing one is a
 usage error naming it. Fixed-size inputs are NOT zero-filled implicitly (a forgotten input would
@@ -59,7 +74,12 @@ struct RunOptions {
   DispatchConfig config;
   std::optional<std::filesystem::path> out_dir;
   std::size_t max_values = 64;
+<<<<<<< HEAD
   std::optional<std::uint64_t> timeout_ns;  // --timeout; 0: none
+=======
+  std::vector<int> devices;     // --devices: a device group over these ordinals
+  host::Placements placements;  // --place
+>>>>>>> multigpu
 };
 
 // The default --timeout: long enough for any run a person waits for, short enough that a hostile
@@ -138,6 +158,39 @@ void add_input(RunOptions& options, const std::string& spec) {
     throw UsageError(fmt::format("input '{}' is given twice", name));
 }
 
+std::vector<int> parse_devices(const std::string& text) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::uint64_t ordinal = parse_count("--devices", text.substr(start, comma - start));
+    if (ordinal > 1u << 20) throw UsageError(fmt::format("--devices: {} is not a device ordinal", ordinal));
+    if (std::find(out.begin(), out.end(), static_cast<int>(ordinal)) != out.end())
+      throw UsageError(fmt::format("--devices names device {} twice", ordinal));
+    out.push_back(static_cast<int>(ordinal));
+    start = comma + 1;
+  }
+  return out;
+}
+
+host::Placement parse_placement(const std::string& how) {
+  const std::size_t colon = how.find(':');
+  const std::string kind = how.substr(0, colon);
+  const std::uint64_t k = colon == std::string::npos ? 1 : parse_count("--place", how.substr(colon + 1));
+  if (kind == "replicate" && colon == std::string::npos) return host::Placement::replicate();
+  if (kind == "split") return host::Placement::split(k);
+  if (kind == "gather") return host::Placement::gather(k);
+  if (kind == "sum" && colon == std::string::npos) return host::Placement::sum();
+  throw UsageError(fmt::format("--place: '{}' is not replicate, split[:K], gather[:K] or sum", how));
+}
+
+void add_placement(RunOptions& options, const std::string& spec) {
+  const std::size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) throw UsageError(fmt::format("--place wants NAME=HOW, got '{}'", spec));
+  if (!options.placements.emplace(spec.substr(0, eq), parse_placement(spec.substr(eq + 1))).second)
+    throw UsageError(fmt::format("buffer '{}' is placed twice", spec.substr(0, eq)));
+}
+
 RunOptions parse_options(Args& args) {
   RunOptions options;
   while (!args.empty()) {
@@ -152,12 +205,15 @@ RunOptions parse_options(Args& args) {
     else if (auto v = args.take_option("--timeout")) options.timeout_ns = parse_duration(*v);
     else if (auto v = args.take_option("--out")) options.out_dir = *v;
     else if (auto v = args.take_option("--max-values")) options.max_values = parse_count("--max-values", *v);
+    else if (auto v = args.take_option("--devices")) options.devices = parse_devices(*v);
+    else if (auto v = args.take_option("--place")) add_placement(options, *v);
     else if (args.peek().starts_with("-")) throw UsageError(fmt::format("unknown option '{}' for `vyre run`", args.peek()));
     else if (options.file.empty()) options.file = args.take("FILE");
     else throw UsageError(fmt::format("unexpected argument '{}' (one program FILE per run)", args.peek()));
   }
   if (options.file.empty()) throw UsageError("missing program FILE");
   if (options.config.fixpoint_iterations == 0) throw UsageError("--iterations must be at least 1");
+  if (options.devices.empty() && !options.placements.empty()) throw UsageError("--place needs --devices");
   return options;
 }
 
@@ -243,6 +299,38 @@ void write_output(const std::filesystem::path& dir, const BufferDecl& buffer,
   fmt::print("wrote {} ({} bytes)\n", path.string(), bytes.size());
 }
 
+// One backend: --backend, or the registry's route.
+std::vector<host::ByteVector> run_single(Registry& registry, const Program& program, std::span<const host::Bytes> inputs,
+                                         const RunOptions& options) {
+  host::Backend backend;
+  if (options.backend) {
+    backend = registry.backend(*options.backend);
+    fmt::print("backend: {} (chosen with --backend)\n", *options.backend);
+  } else {
+    Route route = registry.route(program, &options.config);
+    backend = route.backend;
+    fmt::print("backend: {} ({})\n", route.plugin->id, route.reason);
+  }
+  return backend.dispatch(backend.compile(program), inputs, options.config);
+}
+
+// --devices: a group of instances of one backend, one per ordinal.
+std::vector<host::ByteVector> run_group(Registry& registry, const Program& program, std::span<const host::Bytes> inputs,
+                                        const RunOptions& options) {
+  const std::string id = options.backend.value_or("cuda");
+  std::vector<host::Backend> members;
+  std::string ordinals;
+  for (int ordinal : options.devices) {
+    CreateOptions create;
+    create.device_ordinal = ordinal;
+    members.push_back(registry.create(id, create));
+    if (!ordinals.empty()) ordinals += ',';
+    ordinals += std::to_string(ordinal);
+  }
+  fmt::print("backend: {} (device group over devices {})\n", id, ordinals);
+  return host::Group(std::move(members)).dispatch(program, inputs, options.placements, options.config);
+}
+
 }  // namespace
 
 int run_run(const GlobalOptions& global, Args& args) {
@@ -252,6 +340,7 @@ int run_run(const GlobalOptions& global, Args& args) {
   const std::vector<std::vector<std::byte>> inputs = gather_inputs(program, options);
 
   const std::unique_ptr<Registry> registry = make_registry(global);
+<<<<<<< HEAD
   host::Backend backend;
   const PluginInfo* plugin = nullptr;
   if (options.backend) {
@@ -280,6 +369,11 @@ int run_run(const GlobalOptions& global, Args& args) {
     fmt::print(stderr, "vyre: error (timeout): {}\n", e.what());
     return kExitTimeout;
   }
+=======
+  const std::vector<host::Bytes> spans(inputs.begin(), inputs.end());
+  const std::vector<host::ByteVector> outputs = options.devices.empty() ? run_single(*registry, program, spans, options)
+                                                                        : run_group(*registry, program, spans, options);
+>>>>>>> multigpu
 
   if (options.out_dir) std::filesystem::create_directories(*options.out_dir);
   const std::vector<std::size_t> indices = program.output_indices();

@@ -27,6 +27,7 @@
 #include "vyre/backend_values.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ir.hpp"
+#include "vyre/shard.hpp"
 
 namespace vyre::host {
 
@@ -213,6 +214,10 @@ class Backend {
   vyre_backend* native() const;         // for ABI-level tests only
 
   vyre_device_profile device_profile() const;
+  // Every device the plugin can create an instance on, by ordinal (index i is ordinal i), through
+  // its VYRE_EXTENSION_DEVICE_GROUP extension. A plugin without that extension reports just this
+  // instance's device. Thread-safe; throws vyre::Error as the plugin reports it.
+  std::vector<vyre_device_profile> devices() const;
 
   Program compile(const vyre::Program& program) const;
   Program compile_wire(std::span<const std::uint8_t> wire) const;
@@ -243,6 +248,13 @@ class Backend {
 
   void dispatch_resident(const Program& program, std::span<const Binding> bindings,
                          const DispatchConfig& config = {}) const;
+  // One device's share of a group dispatch (vyre/group.hpp): only the workgroups of `shard` along
+  // x run, with the global ids of the whole dispatch; synchronous. VYRE_ERR_UNSUPPORTED where the
+  // backend has no device-group extension (can_shard() is false), for grid_sync programs and for
+  // fixpoint_iterations > 1.
+  void dispatch_resident_shard(const Program& program, std::span<const Binding> bindings,
+                               const ShardRange& shard, const DispatchConfig& config = {}) const;
+  bool can_shard() const;
   PendingDispatch dispatch_resident_async(const Program& program, std::span<const Binding> bindings,
                                           const DispatchConfig& config = {}) const;
   Timing dispatch_resident_timed(const Program& program, std::span<const Binding> bindings,

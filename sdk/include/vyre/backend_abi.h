@@ -531,6 +531,34 @@ typedef struct vyre_extension {
 #define VYRE_EXTENSION_DEVICE_GROUP 1u
 #define VYRE_EXTENSION_PRIVATE_BASE 0x10000u
 
+/* VYRE_EXTENSION_DEVICE_GROUP. A group is a set of instances of one plugin, one per device, that
+ * the host drives together (vyre/group.hpp): these members enumerate the devices an instance can
+ * be created on (vyre_create_options.device_ordinal) and run one device's share of a sharded
+ * dispatch. Collectives follow in later revisions, at the struct's end (check base.struct_size
+ * before calling a member). All members are thread-safe; device_count and device_describe need
+ * no instance and may load the device driver. */
+typedef struct vyre_device_group_extension {
+  vyre_extension base; /* type VYRE_EXTENSION_DEVICE_GROUP */
+  /* How many devices are visible (ordinals 0..*out-1); 0 when the driver reports none.
+   * VYRE_ERR_NO_DEVICE when the driver cannot be loaded. */
+  vyre_status (*device_count)(uint32_t* out, vyre_error** error);
+  /* The profile of device `ordinal` (an out-struct, as from device_profile), without creating an
+   * instance. VYRE_ERR_NO_DEVICE for an ordinal that is not visible. */
+  vyre_status (*device_describe)(int32_t ordinal, vyre_device_profile* out, vyre_error** error);
+  /* One device's share of a group dispatch (SPEC §11): run only the workgroups
+   * [first_workgroup_x, first_workgroup_x + workgroup_count_x) along x, over every y and z, of the
+   * resident dispatch `args` describes, with the WorkgroupId, InvocationId and NumWorkgroups of the
+   * whole dispatch, so that the shares of all devices together do exactly the single-device work.
+   * Synchronous. VYRE_ERR_UNSUPPORTED for a program with Barrier(grid_sync) or a config with
+   * fixpoint_iterations > 1 (neither can be split across devices); VYRE_ERR_INVALID_ARGUMENT when
+   * the range passes the dispatch's grid. A count of 0 runs nothing. */
+  vyre_status (*dispatch_resident_shard)(vyre_backend* backend, const vyre_resident_dispatch_args* args,
+                                         uint32_t first_workgroup_x, uint32_t workgroup_count_x,
+                                         vyre_error** error);
+} vyre_device_group_extension;
+#define VYRE_DEVICE_GROUP_EXTENSION_V1_1_SIZE \
+  VYRE_SIZE_THROUGH(vyre_device_group_extension, dispatch_resident_shard)
+
 /* ---- the function table ----------------------------------------------------------------------
  * The table's members are defined ONCE, by the lists below; the struct, the plugin kit's table
  * and defaults, the host's NULL checks and slot names, and the host wrapper's calls are all

@@ -314,6 +314,19 @@ std::uint64_t op_capabilities(const std::vector<std::string>& op_ids);
 vyre_status register_backend(const PluginSpec& spec, const vyre_host_info* host,
                              vyre_backend_info* info) noexcept;
 
+// For a plugin's own C entry points (an extension's functions): run `body`; VYRE_OK, or the status
+// of whatever it threw with *error (when not NULL) set to an error object the table's
+// error_release frees. Never throws.
+vyre_status guarded_call(vyre_error** error, const std::function<void()>& body) noexcept;
+
+// VYRE_EXTENSION_DEVICE_GROUP's dispatch_resident_shard (backend_abi.h), implemented by the kit
+// for a plugin to put in its extension: the checked dispatch with ResidentDispatch::shard set,
+// through BackendImpl::dispatch_resident (waiting). Only a backend whose dispatch_resident honours
+// `shard` may use it. Never throws.
+vyre_status dispatch_resident_shard(vyre_backend* backend, const vyre_resident_dispatch_args* args,
+                                    std::uint32_t first_workgroup_x, std::uint32_t workgroup_count_x,
+                                    vyre_error** error) noexcept;
+
 // Log through the host's callback (no-op when the host gave none).
 void log(int level, const std::string& message) noexcept;
 

@@ -60,6 +60,63 @@ TEST_CASE("the plugin opens the fake driver, probes the device and prepares the 
   CHECK(std::filesystem::is_directory(expected_cache));
 }
 
+TEST_CASE("the plugin enumerates every visible device without an instance, and creates on any of them") {
+  FakeScope scope(Kernel::None);
+  const auto* group = reinterpret_cast<const vyre_device_group_extension*>(fake().extension(VYRE_EXTENSION_DEVICE_GROUP));
+  REQUIRE(group != nullptr);
+  REQUIRE(group->base.struct_size >= VYRE_DEVICE_GROUP_EXTENSION_V1_1_SIZE);
+  {
+    ScopedEnv devices("FAKE_CUDA_DEVICES", "3");
+    const std::vector<vyre_device_profile> listed = fake().devices();
+    REQUIRE(listed.size() == 3);
+    for (int ordinal = 0; ordinal < 3; ++ordinal) {
+      const vyre_device_profile& p = listed[static_cast<std::size_t>(ordinal)];
+      CHECK(std::string(p.name) == "Fake CUDA Device " + std::to_string(ordinal));
+      CHECK(std::string(p.target) == "sm_90");
+      CHECK(p.compute_major == 9);
+      CHECK(p.compute_minor == 0);
+      CHECK(p.total_memory_bytes == (1ull << 30));
+      CHECK(p.kind == VYRE_DEVICE_KIND_GPU);
+    }
+    vyre::CreateOptions options;
+    options.device_ordinal = 2;
+    const vyre_device_profile third = open_backend("cuda", options).device_profile();
+    CHECK(std::memcmp(&third, &listed[2], sizeof third) == 0);  // what an instance there reports
+  }
+  {
+    ScopedEnv devices("FAKE_CUDA_DEVICES", "0");
+    std::uint32_t count = 99;
+    vyre_error* error = nullptr;
+    CHECK(group->device_count(&count, &error) == VYRE_OK);
+    CHECK(count == 0);
+    vyre_device_profile profile{};
+    profile.struct_size = sizeof profile;
+    CHECK(group->device_describe(0, &profile, &error) == VYRE_ERR_NO_DEVICE);
+    REQUIRE(error != nullptr);
+    CHECK(std::string(error->message).find("Fix:") != std::string::npos);
+    fake().fns().error_release(error);
+  }
+  ScopedEnv devices("FAKE_CUDA_DEVICES", "2");
+  vyre_device_profile profile{};
+  profile.struct_size = sizeof profile;
+  vyre_error* error = nullptr;
+  CHECK(group->device_describe(2, &profile, &error) == VYRE_ERR_NO_DEVICE);
+  fake().fns().error_release(error);
+  CHECK(group->device_describe(-1, &profile, &error) == VYRE_ERR_INVALID_ARGUMENT);
+  fake().fns().error_release(error);
+  CHECK(group->device_describe(0, nullptr, &error) == VYRE_ERR_INVALID_ARGUMENT);
+  fake().fns().error_release(error);
+  CHECK(group->device_count(nullptr, &error) == VYRE_ERR_INVALID_ARGUMENT);
+  fake().fns().error_release(error);
+  // A 1.0-sized profile gets only its bytes.
+  vyre_device_profile small{};
+  small.struct_size = VYRE_DEVICE_PROFILE_V1_0_SIZE;
+  small.external_alignment = 12345;
+  CHECK(group->device_describe(1, &small, nullptr) == VYRE_OK);
+  CHECK(std::string(small.name) == "Fake CUDA Device 1");
+  CHECK(small.external_alignment == 12345);
+}
+
 TEST_CASE("create honours the device ordinal and fails with NO_DEVICE and a Fix where it cannot run") {
   FakeScope scope(Kernel::None);
   {

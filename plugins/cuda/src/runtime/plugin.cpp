@@ -5,6 +5,7 @@
 #include <string>
 
 #include "aot/aot_emit.hpp"
+#include "group/group_extension.hpp"
 #include "lowering.hpp"
 #include "runtime/cuda_backend.hpp"
 #include "vyre/plugin_kit.hpp"
@@ -33,6 +34,8 @@ kit::PluginSpec make_spec() {
     if (instance != nullptr) device_target = static_cast<CudaBackend*>(instance)->runtime().target();
     return aot::emit_aot_bundle(request, device_target);
   };
+  // Device enumeration (and, later, groups): VYRE_EXTENSION_DEVICE_GROUP.
+  spec.extensions = device_group_extension();
   return spec;
 }
 

@@ -1,0 +1,242 @@
+// host::Group: sharded dispatch across the members of a device group.
+#include "vyre/group.hpp"
+
+#include <cstring>
+#include <exception>
+#include <future>
+
+#include <fmt/format.h>
+
+#include "vyre/geometry.hpp"
+#include "vyre/types.hpp"
+
+namespace vyre::host {
+namespace {
+
+// One declared buffer of a group dispatch and where its bytes go.
+struct BufferPlan {
+  const BufferDecl* decl = nullptr;
+  std::uint64_t elements = 0;
+  std::uint32_t element_bytes = 0;
+  Placement placement;
+  Bytes input;                   // read/uniform/read_write: the caller's bytes
+  std::ptrdiff_t output = -1;    // read_write/output: index into the result
+
+  std::uint64_t byte_len() const { return elements * element_bytes; }
+};
+
+[[noreturn]] void bad_placement(const BufferDecl& b, std::string_view why) {
+  fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("group dispatch: buffer '{}' {}", b.name, why),
+       "place read/uniform buffers replicated or split, read_write buffers split, and outputs gathered or summed "
+       "(vyre/group.hpp)");
+}
+
+Placement resolve_placement(const BufferDecl& b, const Placements& placements) {
+  const auto found = placements.find(b.name);
+  using Kind = Placement::Kind;
+  if (found == placements.end()) {
+    if (b.access == Access::Read || b.access == Access::Uniform) return Placement::replicate();
+    bad_placement(b, "has no placement");
+  }
+  const Placement p = found->second;
+  if ((p.kind == Kind::split || p.kind == Kind::gathered) && p.per_invocation == 0) bad_placement(b, "has per_invocation 0");
+  switch (b.access) {
+    case Access::Read:
+    case Access::Uniform:
+      if (p.kind == Kind::replicated || p.kind == Kind::split) return p;
+      bad_placement(b, "is an input and cannot be gathered or summed");
+    case Access::ReadWrite:
+      if (p.kind == Kind::split) return p;
+      bad_placement(b, "is read_write: only split places it (each member's elements are gathered back)");
+    case Access::Output:
+      if (p.kind == Kind::gathered) return p;
+      if (p.kind == Kind::summed && is_int(b.element) && (byte_size(b.element) == 4 || byte_size(b.element) == 8)) return p;
+      if (p.kind == Kind::summed) bad_placement(b, "is summed but does not hold 32- or 64-bit integers (float sums are not exact)");
+      bad_placement(b, "is an output: gather or sum it");
+    case Access::Workgroup:
+      bad_placement(b, "is a workgroup buffer, which has no placement");
+  }
+  bad_placement(b, "has an unknown access");
+}
+
+std::vector<BufferPlan> plan_buffers(const vyre::Program& program, std::span<const Bytes> inputs,
+                                     const Placements& placements) {
+  for (const auto& [name, placement] : placements) {
+    (void)placement;
+    if (program.find_buffer(name) == nullptr)
+      fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("group dispatch: a placement names buffer '{}', which the program does not declare", name),
+           "name the program's buffers");
+  }
+  const std::vector<std::size_t> input_indices = program.input_indices();
+  const std::vector<std::size_t> output_indices = program.output_indices();
+  if (inputs.size() != input_indices.size()) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("group dispatch: {} inputs for a program with {}", inputs.size(), input_indices.size()),
+         "pass the read, uniform and read_write buffers in declaration order");
+  }
+  std::vector<BufferPlan> plans(program.buffers.size());
+  for (std::size_t i = 0; i < program.buffers.size(); ++i) {
+    plans[i].decl = &program.buffers[i];
+    plans[i].element_bytes = byte_size(program.buffers[i].element);
+    plans[i].elements = program.buffers[i].count;
+  }
+  for (std::size_t k = 0; k < input_indices.size(); ++k) {
+    BufferPlan& p = plans[input_indices[k]];
+    p.input = inputs[k];
+    if (p.decl->count == 0) p.elements = inputs[k].size() / p.element_bytes;
+    if (inputs[k].size() != p.byte_len()) {
+      fail(VYRE_ERR_INVALID_ARGUMENT,
+           fmt::format("group dispatch: input '{}' has {} bytes; it needs {} ({} elements of {} bytes)", p.decl->name,
+                       inputs[k].size(), p.byte_len(), p.elements, p.element_bytes),
+           "pass whole buffers of the declared size (a runtime-sized one: a multiple of its element size)");
+    }
+  }
+  for (std::size_t k = 0; k < output_indices.size(); ++k) plans[output_indices[k]].output = static_cast<std::ptrdiff_t>(k);
+  for (BufferPlan& p : plans)
+    if (p.decl->access != Access::Workgroup) p.placement = resolve_placement(*p.decl, placements);
+  return plans;
+}
+
+void check_shardable(const vyre::Program& program, const LaunchGeometry& geometry) {
+  if (has_grid_sync(program)) {
+    fail(VYRE_ERR_UNSUPPORTED, "group dispatch: the program has a Barrier(grid_sync), which cannot be split across devices",
+         "dispatch it on one device, or split it at the grid_sync into programs that each run on the group");
+  }
+  if (geometry.fixpoint_iterations > 1) {
+    fail(VYRE_ERR_UNSUPPORTED, "group dispatch: fixpoint_iterations > 1 iterates over the whole grid, which cannot be split across devices",
+         "dispatch it on one device, or run the iterations as separate group dispatches");
+  }
+}
+
+// The byte range of `p` that belongs to `shard` (split and gathered placements).
+IndexRange shard_bytes(const BufferPlan& p, const LaunchGeometry& geometry, const ShardRange& shard) {
+  const IndexRange e = shard_elements(geometry, shard, p.placement.per_invocation, p.elements);
+  return {e.begin * p.element_bytes, e.end * p.element_bytes};
+}
+
+bool gathers(const BufferPlan& p) {
+  return p.placement.kind == Placement::Kind::gathered || (p.output >= 0 && p.placement.kind == Placement::Kind::split);
+}
+
+// One member's work: buffers, uploads, its share, downloads. Gathered bytes go straight into
+// `outputs` (members write disjoint ranges); summed buffers come back whole in the result.
+std::map<std::size_t, ByteVector> run_member(const Backend& member, const vyre::Program& ir,
+                                              const std::vector<BufferPlan>& plans, const LaunchGeometry& geometry,
+                                              const ShardRange& shard, const DispatchConfig& config,
+                                              std::vector<ByteVector>& outputs) {
+  std::map<std::size_t, ByteVector> summed;
+  if (shard.empty()) return summed;  // nothing runs here; summed members add zeros
+  const Program program = member.compile(ir);
+  std::vector<Binding> bindings;
+  std::vector<ResidentBuffer> residents(plans.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const BufferPlan& p = plans[i];
+    if (p.decl->access == Access::Workgroup) continue;
+    if (p.placement.kind == Placement::Kind::replicated) {
+      bindings.push_back(Binding::host_bytes(p.input));
+      continue;
+    }
+    residents[i] = member.alloc(p.byte_len());
+    if (p.placement.kind == Placement::Kind::split) {
+      const IndexRange bytes = shard_bytes(p, geometry, shard);
+      if (bytes.size() > 0) member.upload(residents[i], bytes.begin, p.input.subspan(bytes.begin, bytes.size()));
+    }
+    bindings.push_back(Binding::of(residents[i]));
+  }
+  member.dispatch_resident_shard(program, bindings, shard, config);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const BufferPlan& p = plans[i];
+    if (p.output < 0) continue;
+    ByteVector& out = outputs[static_cast<std::size_t>(p.output)];
+    if (gathers(p)) {
+      const IndexRange bytes = shard_bytes(p, geometry, shard);
+      if (bytes.size() == 0) continue;
+      const ResidentRead read{residents[i], bytes.begin, MutableBytes(out).subspan(bytes.begin, bytes.size())};
+      member.download(std::span(&read, 1));
+    } else {
+      summed[i] = member.download(residents[i], 0, p.byte_len());
+    }
+  }
+  return summed;
+}
+
+template <class Word>
+void add_words(MutableBytes into, Bytes from) {
+  for (std::size_t at = 0; at + sizeof(Word) <= into.size(); at += sizeof(Word)) {
+    Word a, b;
+    std::memcpy(&a, into.data() + at, sizeof a);
+    std::memcpy(&b, from.data() + at, sizeof b);
+    a = static_cast<Word>(a + b);
+    std::memcpy(into.data() + at, &a, sizeof a);
+  }
+}
+
+// The output bytes the host sees: output_byte_range of the full buffer, when declared.
+ByteVector trimmed(const BufferDecl& b, ByteVector full) {
+  if (!b.output_byte_range) return full;
+  const std::uint64_t end = std::min<std::uint64_t>(b.output_byte_range->end, full.size());
+  const std::uint64_t begin = std::min(b.output_byte_range->begin, end);
+  return ByteVector(full.begin() + static_cast<std::ptrdiff_t>(begin), full.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+}  // namespace
+
+Group::Group(std::vector<Backend> members) : members_(std::move(members)) {
+  if (members_.empty()) fail(VYRE_ERR_INVALID_ARGUMENT, "a device group needs at least one member", "pass one instance per device");
+  for (const Backend& m : members_) {
+    if (&m.fns() != &members_.front().fns()) {
+      fail(VYRE_ERR_INVALID_ARGUMENT, "a device group mixes backends ('" + members_.front().label() + "' and '" + m.label() + "')",
+           "make every member from the same backend plugin");
+    }
+    if (!m.can_shard()) {
+      fail(VYRE_ERR_UNSUPPORTED, "backend '" + m.label() + "' cannot form device groups (it has no device-group extension)",
+           "form device groups from instances of a backend that can (cuda)");
+    }
+  }
+}
+
+std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
+                                        const Placements& placements, const DispatchConfig& config) const {
+  const std::vector<BufferPlan> plans = plan_buffers(program, inputs, placements);
+  std::vector<std::uint64_t> elements;
+  for (const BufferPlan& p : plans) elements.push_back(p.elements);
+  const LaunchGeometry geometry = resolve_geometry(program, config, elements);
+  check_shardable(program, geometry);
+  const std::vector<ShardRange> shards = shard_ranges(geometry.grid[0], static_cast<std::uint32_t>(members_.size()));
+
+  std::vector<ByteVector> outputs;
+  for (std::size_t i : program.output_indices()) {
+    const BufferPlan& p = plans[i];
+    outputs.emplace_back(p.byte_len());
+    if (p.decl->access == Access::ReadWrite)  // elements no shard writes keep their input bytes
+      std::memcpy(outputs.back().data(), p.input.data(), p.input.size());
+  }
+  std::vector<std::future<std::map<std::size_t, ByteVector>>> work;
+  for (std::size_t r = 0; r < members_.size(); ++r) {
+    work.push_back(std::async(std::launch::async, [&, r] {
+      return run_member(members_[r], program, plans, geometry, shards[r], config, outputs);
+    }));
+  }
+  std::vector<std::map<std::size_t, ByteVector>> summed;
+  std::exception_ptr first_error;
+  for (auto& w : work) {  // join every member before reporting the first failure
+    try {
+      summed.push_back(w.get());
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
+  for (const auto& member : summed) {  // rank order
+    for (const auto& [i, bytes] : member) {
+      ByteVector& out = outputs[static_cast<std::size_t>(plans[i].output)];
+      if (plans[i].element_bytes == 4) add_words<std::uint32_t>(out, bytes);
+      else add_words<std::uint64_t>(out, bytes);
+    }
+  }
+  for (std::size_t i : program.output_indices())
+    outputs[static_cast<std::size_t>(plans[i].output)] =
+        trimmed(*plans[i].decl, std::move(outputs[static_cast<std::size_t>(plans[i].output)]));
+  return outputs;
+}
+
+}  // namespace vyre::host

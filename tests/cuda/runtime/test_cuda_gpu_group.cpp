@@ -1,0 +1,92 @@
+// Device groups (vyre/group.hpp) on a real GPU: a group of one device, and groups of two and three
+// members on that same device (which shard the grid exactly as members on distinct devices do), give
+// the bytes of a single-device dispatch for an elementwise program (input split or replicated), a
+// read_write program (split and gathered back), an atomic histogram (values split, bins summed) and
+// the histogram example; a grid_sync program is refused. Collectives are not implemented yet
+// (docs/MULTI_GPU.md). Needs an NVIDIA GPU, else prints why and exits 77.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "gpu_support.hpp"
+#include "test_programs.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/group.hpp"
+#include "vyre/json.hpp"
+
+namespace {
+
+using namespace vyre::cudatest;  // test file: helpers of this suite (and its names: gpu_support.hpp)
+using vyre::host::Group;
+using vyre::host::Placement;
+
+const bool kGpu = require_gpu();
+
+const vyre::host::Backend& device0() {
+  static const vyre::host::Backend backend = [] {
+    vyre::CreateOptions options;
+    options.device_ordinal = 0;
+    return open_backend("cuda", options);
+  }();
+  return backend;
+}
+
+// `members` instances, all on device 0.
+Group group_on_device0(int members) {
+  std::vector<vyre::host::Backend> all;
+  vyre::CreateOptions options;
+  options.device_ordinal = 0;
+  for (int i = 0; i < members; ++i) all.push_back(open_backend("cuda", options));
+  return Group(std::move(all));
+}
+
+// values: read u32 (runtime-sized); bins: output u32[256]. bins[values[i] % 256] += 1, atomically.
+vyre::Program atomic_histogram() {
+  using namespace vyre;
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(128);
+  Buf values = b.buffer("values", Access::Read, Type::U32);
+  b.buffer("bins", Access::Output, Type::U32, 256);
+  Expr i = b.let("i", invocation_id(0));
+  b.if_(lt(i, values.len()), [&] { b.let("previous", atomic(AtomicOp::Add, "bins", values[i] % u32(256), u32(1))); });
+  return b.build();
+}
+
+std::vector<vyre::host::ByteVector> single(const vyre::Program& program, const std::vector<Bytes>& inputs,
+                                           const vyre::DispatchConfig& config = {}) {
+  return device0().dispatch(device0().compile(program), inputs, config);
+}
+
+}  // namespace
+
+TEST_CASE("group dispatch equals one device: elementwise, read_write, atomic histogram, example histogram") {
+  const std::uint32_t n = (1u << 20) + 333;  // a ragged last workgroup
+  const std::vector<std::uint32_t> a = random_words(n, 40), y = random_words(n, 41), x = random_words(n, 42);
+  const std::vector<std::uint32_t> values = random_words(3u << 20, 43);
+  vyre::DispatchConfig per_value;
+  per_value.dispatch_elements = values.size();
+  const vyre::Program example = vyre::load_program_file(example_path("histogram.json"));
+  const std::vector<std::uint32_t> example_values = random_words(4096, 44);
+
+  const auto affine_1 = single(affine_program(n), {bytes(a)});
+  const auto mix_1 = single(mix_program(n), {bytes(x), bytes(y)});
+  const auto hist_1 = single(atomic_histogram(), {bytes(values)}, per_value);
+  const auto example_1 = single(example, {bytes(example_values)});
+  for (int members = 1; members <= 3; ++members) {
+    CAPTURE(members);
+    const Group group = group_on_device0(members);
+    for (const Placement input : {Placement::split(), Placement::replicate()})
+      CHECK(group.dispatch(affine_program(n), std::vector<Bytes>{bytes(a)}, {{"a", input}, {"out", Placement::gather()}}) == affine_1);
+    CHECK(group.dispatch(mix_program(n), std::vector<Bytes>{bytes(x), bytes(y)}, {{"x", Placement::split()}, {"y", Placement::split()}}) == mix_1);
+    CHECK(group.dispatch(atomic_histogram(), std::vector<Bytes>{bytes(values)}, {{"values", Placement::split()}, {"bins", Placement::sum()}},
+                         per_value) == hist_1);
+    CHECK(group.dispatch(example, std::vector<Bytes>{bytes(example_values)}, {{"bins", Placement::sum()}}) == example_1);
+  }
+}
+
+TEST_CASE("group dispatch refuses a grid_sync program on the GPU") {
+  const std::vector<std::uint32_t> x(4096, 1);
+  expect_error([&] { group_on_device0(2).dispatch(rotate_program(4096), std::vector<Bytes>{bytes(x)}, {{"x", Placement::split()}, {"t", Placement::gather()}}); },
+               VYRE_ERR_UNSUPPORTED);
+}
