@@ -1,11 +1,8 @@
 // vyre run: run a program file on a backend and show or save its outputs.
 #include <fmt/core.h>
 
-<<<<<<< HEAD
-#include <cctype>
-=======
 #include <algorithm>
->>>>>>> multigpu
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -74,12 +71,9 @@ struct RunOptions {
   DispatchConfig config;
   std::optional<std::filesystem::path> out_dir;
   std::size_t max_values = 64;
-<<<<<<< HEAD
   std::optional<std::uint64_t> timeout_ns;  // --timeout; 0: none
-=======
-  std::vector<int> devices;     // --devices: a device group over these ordinals
-  host::Placements placements;  // --place
->>>>>>> multigpu
+  std::vector<int> devices;                 // --devices: a device group over these ordinals
+  host::Placements placements;              // --place
 };
 
 // The default --timeout: long enough for any run a person waits for, short enough that a hostile
@@ -299,19 +293,34 @@ void write_output(const std::filesystem::path& dir, const BufferDecl& buffer,
   fmt::print("wrote {} ({} bytes)\n", path.string(), bytes.size());
 }
 
+// The dispatch configuration with the run's time limit: --timeout, else the default limit on a
+// backend that enforces deadlines (VYRE_CAP_DEADLINE), else none.
+DispatchConfig config_with_timeout(const RunOptions& options, const PluginInfo* plugin) {
+  DispatchConfig config = options.config;
+  if (options.timeout_ns) {
+    if (*options.timeout_ns != 0) config.time_limit_ns = *options.timeout_ns;
+  } else if (plugin != nullptr && plugin->has(VYRE_CAP_DEADLINE)) {
+    config.time_limit_ns = kDefaultTimeoutNs;
+  }
+  return config;
+}
+
 // One backend: --backend, or the registry's route.
 std::vector<host::ByteVector> run_single(Registry& registry, const Program& program, std::span<const host::Bytes> inputs,
                                          const RunOptions& options) {
   host::Backend backend;
+  const PluginInfo* plugin = nullptr;
   if (options.backend) {
     backend = registry.backend(*options.backend);
+    plugin = registry.find(*options.backend);
     fmt::print("backend: {} (chosen with --backend)\n", *options.backend);
   } else {
     Route route = registry.route(program, &options.config);
     backend = route.backend;
+    plugin = route.plugin;
     fmt::print("backend: {} ({})\n", route.plugin->id, route.reason);
   }
-  return backend.dispatch(backend.compile(program), inputs, options.config);
+  return backend.dispatch(backend.compile(program), inputs, config_with_timeout(options, plugin));
 }
 
 // --devices: a group of instances of one backend, one per ordinal.
@@ -328,7 +337,8 @@ std::vector<host::ByteVector> run_group(Registry& registry, const Program& progr
     ordinals += std::to_string(ordinal);
   }
   fmt::print("backend: {} (device group over devices {})\n", id, ordinals);
-  return host::Group(std::move(members)).dispatch(program, inputs, options.placements, options.config);
+  return host::Group(std::move(members)).dispatch(program, inputs, options.placements,
+                                                 config_with_timeout(options, registry.find(id)));
 }
 
 }  // namespace
@@ -340,40 +350,16 @@ int run_run(const GlobalOptions& global, Args& args) {
   const std::vector<std::vector<std::byte>> inputs = gather_inputs(program, options);
 
   const std::unique_ptr<Registry> registry = make_registry(global);
-<<<<<<< HEAD
-  host::Backend backend;
-  const PluginInfo* plugin = nullptr;
-  if (options.backend) {
-    backend = registry->backend(*options.backend);
-    plugin = registry->find(*options.backend);
-    fmt::print("backend: {} (chosen with --backend)\n", *options.backend);
-  } else {
-    Route route = registry->route(program, &options.config);
-    backend = route.backend;
-    plugin = route.plugin;
-    fmt::print("backend: {} ({})\n", route.plugin->id, route.reason);
-  }
-  DispatchConfig config = options.config;
-  if (options.timeout_ns) {
-    if (*options.timeout_ns != 0) config.time_limit_ns = *options.timeout_ns;
-  } else if (plugin != nullptr && plugin->has(VYRE_CAP_DEADLINE)) {
-    config.time_limit_ns = kDefaultTimeoutNs;
-  }
-  const host::Program compiled = backend.compile(program);
-  std::vector<host::Bytes> spans(inputs.begin(), inputs.end());
+  const std::vector<host::Bytes> spans(inputs.begin(), inputs.end());
   std::vector<host::ByteVector> outputs;
   try {
-    outputs = backend.dispatch(compiled, spans, config);
+    outputs = options.devices.empty() ? run_single(*registry, program, spans, options)
+                                      : run_group(*registry, program, spans, options);
   } catch (const Error& e) {
-    if (e.code() != VYRE_ERR_TIMEOUT || !config.time_limit_ns) throw;
+    if (e.code() != VYRE_ERR_TIMEOUT) throw;
     fmt::print(stderr, "vyre: error (timeout): {}\n", e.what());
     return kExitTimeout;
   }
-=======
-  const std::vector<host::Bytes> spans(inputs.begin(), inputs.end());
-  const std::vector<host::ByteVector> outputs = options.devices.empty() ? run_single(*registry, program, spans, options)
-                                                                        : run_group(*registry, program, spans, options);
->>>>>>> multigpu
 
   if (options.out_dir) std::filesystem::create_directories(*options.out_dir);
   const std::vector<std::size_t> indices = program.output_indices();
