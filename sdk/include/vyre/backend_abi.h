@@ -534,9 +534,48 @@ typedef struct vyre_extension {
 /* VYRE_EXTENSION_DEVICE_GROUP. A group is a set of instances of one plugin, one per device, that
  * the host drives together (vyre/group.hpp): these members enumerate the devices an instance can
  * be created on (vyre_create_options.device_ordinal) and run one device's share of a sharded
- * dispatch. Collectives follow in later revisions, at the struct's end (check base.struct_size
- * before calling a member). All members are thread-safe; device_count and device_describe need
- * no instance and may load the device driver. */
+ * dispatch; from its second revision (base.struct_size >= VYRE_DEVICE_GROUP_EXTENSION_COLLECTIVES_SIZE)
+ * also make a communicator over member instances and run collectives on their resident buffers.
+ * A host checks base.struct_size before calling a member. All members are thread-safe;
+ * device_count and device_describe need no instance and may load the device driver. */
+
+/* A communicator over instances of one plugin (group_create), one rank per instance. */
+typedef struct vyre_device_group vyre_device_group;
+
+/* vyre_collective_args.op */
+#define VYRE_COLLECTIVE_ALL_REDUCE 1u     /* recv[r][i] = reduce over ranks q of send[q][i], i < count */
+#define VYRE_COLLECTIVE_ALL_GATHER 2u     /* recv[r][q * count + i] = send[q][i] */
+#define VYRE_COLLECTIVE_REDUCE_SCATTER 3u /* recv[r][i] = reduce over q of send[q][r * count + i] */
+#define VYRE_COLLECTIVE_BROADCAST 4u      /* recv[r][i] = send[root][i] */
+/* vyre_collective_args.reduce (all_reduce, reduce_scatter). Sum wraps for integers. The bitwise
+ * operations take integer elements only. */
+#define VYRE_REDUCE_SUM 1u
+#define VYRE_REDUCE_MIN 2u
+#define VYRE_REDUCE_MAX 3u
+#define VYRE_REDUCE_AND 4u
+#define VYRE_REDUCE_OR 5u
+#define VYRE_REDUCE_XOR 6u
+
+/* One collective over the ranks of a group. Buffers are resident buffers of the member instances,
+ * one per rank in rank order (send[r] and recv[r] belong to member r); each operation uses the
+ * first bytes of its buffers (count elements, or rank_count * count where the op says so), so
+ * larger buffers are fine. send[r] == recv[r] (in place) is allowed for all_reduce and broadcast
+ * only. broadcast reads only send[root]; the other ranks' send entries may be NULL. */
+typedef struct vyre_collective_args {
+  size_t struct_size;
+  uint32_t op;      /* VYRE_COLLECTIVE_* */
+  uint32_t reduce;  /* VYRE_REDUCE_* for all_reduce / reduce_scatter, else ignored */
+  uint32_t element; /* the element type, a vyre type code (SPEC §2): u32 1, i32 2, u64 3, i64 4,
+                       f32 5, f64 6; others are VYRE_ERR_UNSUPPORTED */
+  int32_t root;     /* broadcast: the rank whose send buffer is sent */
+  uint64_t count;   /* elements per rank (see op); 0 queues nothing */
+  vyre_resident* const* send; /* rank_count entries */
+  vyre_resident* const* recv; /* rank_count entries */
+  uint32_t rank_count;        /* must equal the group's */
+  uint32_t reserved;          /* 0 */
+} vyre_collective_args;
+#define VYRE_COLLECTIVE_ARGS_V1_1_SIZE VYRE_SIZE_THROUGH(vyre_collective_args, reserved)
+
 typedef struct vyre_device_group_extension {
   vyre_extension base; /* type VYRE_EXTENSION_DEVICE_GROUP */
   /* How many devices are visible (ordinals 0..*out-1); 0 when the driver reports none.
@@ -555,9 +594,31 @@ typedef struct vyre_device_group_extension {
   vyre_status (*dispatch_resident_shard)(vyre_backend* backend, const vyre_resident_dispatch_args* args,
                                          uint32_t first_workgroup_x, uint32_t workgroup_count_x,
                                          vyre_error** error);
+  /* ---- the second revision: collectives ---- */
+  /* A communicator over `members` (member_count instances of this plugin, rank r = members[r]),
+   * one device each: the members must be on distinct devices. Loads the collective library
+   * where needed (cuda: NCCL, at run time); VYRE_ERR_NO_DEVICE naming what was tried when it is
+   * missing, VYRE_ERR_INVALID_HANDLE for a member that is not a live instance of this plugin,
+   * VYRE_ERR_INVALID_ARGUMENT for no members or two on one device. The members must outlive the
+   * group; release it with group_release. */
+  vyre_status (*group_create)(vyre_backend* const* members, uint32_t member_count, vyre_device_group** out,
+                              vyre_error** error);
+  /* Queue one collective (vyre_collective_args) on every member, each after the earlier work on
+   * its buffers, and return; later work on the buffers (downloads, dispatches, frees) runs after
+   * it. Every check is made before anything is queued: VYRE_ERR_INVALID_ARGUMENT for sizes,
+   * counts, ranks or buffers that do not fit (naming the rank), a read-only receive buffer, an
+   * unknown op, or a bitwise reduction of floats; VYRE_ERR_UNSUPPORTED for another element type;
+   * VYRE_ERR_INVALID_HANDLE for a buffer that is not its member's. VYRE_ERR_DEVICE when the
+   * library fails (the group is then unusable: release it and create another). Collectives on
+   * one group are queued in the order of the calls (concurrent calls are serialised). */
+  vyre_status (*group_collective)(vyre_device_group* group, const vyre_collective_args* args, vyre_error** error);
+  /* Wait for the group's queued collectives, then release it. NULL is ignored. */
+  void (*group_release)(vyre_device_group* group);
 } vyre_device_group_extension;
 #define VYRE_DEVICE_GROUP_EXTENSION_V1_1_SIZE \
   VYRE_SIZE_THROUGH(vyre_device_group_extension, dispatch_resident_shard)
+#define VYRE_DEVICE_GROUP_EXTENSION_COLLECTIVES_SIZE \
+  VYRE_SIZE_THROUGH(vyre_device_group_extension, group_release)
 
 /* ---- the function table ----------------------------------------------------------------------
  * The table's members are defined ONCE, by the lists below; the struct, the plugin kit's table

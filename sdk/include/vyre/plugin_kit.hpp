@@ -327,6 +327,13 @@ vyre_status dispatch_resident_shard(vyre_backend* backend, const vyre_resident_d
                                     std::uint32_t first_workgroup_x, std::uint32_t workgroup_count_x,
                                     vyre_error** error) noexcept;
 
+// For a plugin's own C entry points that take handles (an extension's functions): the BackendImpl
+// of the live instance `backend` (the pointer keeps the instance alive), and a resident buffer of
+// that instance. Throw vyre::Error VYRE_ERR_INVALID_HANDLE for a NULL, destroyed or foreign handle
+// (another plugin's instance, another instance's buffer).
+std::shared_ptr<BackendImpl> backend_of(const vyre_backend* backend);
+std::shared_ptr<DeviceBuffer> resident_of(const vyre_backend* backend, const vyre_resident* buffer);
+
 // Log through the host's callback (no-op when the host gave none).
 void log(int level, const std::string& message) noexcept;
 

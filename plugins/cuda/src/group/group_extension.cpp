@@ -1,5 +1,13 @@
 #include "group/group_extension.hpp"
 
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <unordered_map>
+
+#include "group/device_group.hpp"
 #include "group/device_list.hpp"
 #include "vyre/abi_structs.hpp"
 #include "vyre/plugin_kit.hpp"
@@ -24,11 +32,81 @@ vyre_status device_describe(int32_t ordinal, vyre_device_profile* out, vyre_erro
   });
 }
 
+// Live groups by handle id (never a pointer: a released or bogus handle is simply not found).
+class Groups {
+ public:
+  std::uint64_t insert(std::shared_ptr<DeviceGroup> group) {
+    std::lock_guard lock(mutex_);
+    const std::uint64_t id = ++next_;
+    groups_.emplace(id, std::move(group));
+    return id;
+  }
+  std::shared_ptr<DeviceGroup> get(const vyre_device_group* handle) {
+    std::lock_guard lock(mutex_);
+    const auto found = groups_.find(id_of(handle));
+    if (found == groups_.end())
+      fail(VYRE_ERR_INVALID_HANDLE, "the device group handle is NULL, released or not from the cuda plugin",
+           "pass a group from this plugin's group_create that was not released");
+    return found->second;
+  }
+  std::shared_ptr<DeviceGroup> take(const vyre_device_group* handle) noexcept {
+    std::lock_guard lock(mutex_);
+    const auto found = groups_.find(id_of(handle));
+    if (found == groups_.end()) return nullptr;
+    std::shared_ptr<DeviceGroup> group = std::move(found->second);
+    groups_.erase(found);
+    return group;
+  }
+
+ private:
+  static std::uint64_t id_of(const vyre_device_group* handle) {
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(handle));
+  }
+  std::mutex mutex_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<DeviceGroup>> groups_;
+  std::uint64_t next_ = 0x6770000000000000ull;  // "gp": ids unlike other plugins' small numbers
+};
+
+Groups& groups() {
+  static Groups* all = new Groups();  // never destroyed: a host may release groups during exit
+  return *all;
+}
+
+vyre_status group_create(vyre_backend* const* members, uint32_t member_count, vyre_device_group** out,
+                         vyre_error** error) {
+  return kit::guarded_call(error, [&] {
+    if (out == nullptr) fail(VYRE_ERR_INVALID_ARGUMENT, "group_create: out is NULL", "pass where the group should go");
+    *out = nullptr;
+    if (members == nullptr && member_count > 0)
+      fail(VYRE_ERR_INVALID_ARGUMENT, "group_create: members is NULL", "pass member_count instance handles");
+    auto group = std::make_shared<DeviceGroup>(std::span<vyre_backend* const>(members, member_count));
+    *out = reinterpret_cast<vyre_device_group*>(static_cast<std::uintptr_t>(groups().insert(std::move(group))));
+  });
+}
+
+vyre_status group_collective(vyre_device_group* group, const vyre_collective_args* args, vyre_error** error) {
+  return kit::guarded_call(error, [&] {
+    const vyre_collective_args a = abi::read_struct(args, "vyre_collective_args");
+    groups().get(group)->collective(a);
+  });
+}
+
+void group_release(vyre_device_group* group) {
+  std::shared_ptr<DeviceGroup> taken = groups().take(group);
+  try {
+    taken.reset();  // waits for its collectives, destroys the communicators
+  } catch (...) {   // nothing crosses the C ABI; the destructor does not throw, this is belt and braces
+  }
+}
+
 const vyre_device_group_extension kExtension{
     {sizeof(vyre_device_group_extension), VYRE_EXTENSION_DEVICE_GROUP, 0, nullptr},
     device_count,
     device_describe,
     kit::dispatch_resident_shard,  // the runtime's dispatch_resident honours ResidentDispatch::shard
+    group_create,
+    group_collective,
+    group_release,
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The cuda plugin's VYRE_EXTENSION_DEVICE_GROUP struct (backend_abi.h), linked into its table's
-// extension chain: device enumeration and sharded dispatch (collectives are not in it yet).
+// extension chain: device enumeration, sharded dispatch, and communicators with collectives
+// (group/device_group.hpp).
 #pragma once
 
 #include "vyre/backend_abi.h"

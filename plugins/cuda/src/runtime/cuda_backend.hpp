@@ -40,6 +40,7 @@ class CudaBackend final : public kit::BackendImpl {
   void metrics_reset() override;
 
   Runtime& runtime() { return *runtime_; }
+  std::shared_ptr<Runtime> shared_runtime() const { return runtime_; }
 
  private:
   void record_timing(const vyre::Timing& timing);
