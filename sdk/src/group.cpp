@@ -4,14 +4,66 @@
 #include <cstring>
 #include <exception>
 #include <future>
+#include <mutex>
+#include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "backend_state.hpp"
 #include "vyre/geometry.hpp"
+#include "vyre/plugin_exit_guard.hpp"
 #include "vyre/types.hpp"
 
 namespace vyre::host {
+
+namespace detail {
+
+// The plugin's communicator over the members (group_create), released with the last Group copy.
+struct Communicator {
+  std::vector<Backend> members;  // keep the instances alive until the group is released
+  const vyre_device_group_extension* extension = nullptr;
+  vyre_device_group* handle = nullptr;
+
+  Communicator() = default;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  ~Communicator() {
+    if (handle == nullptr) return;
+    const PluginExitGuard guard(members.front().label().c_str(), "group_release");
+    extension->group_release(handle);
+  }
+};
+
+}  // namespace detail
+
+struct Group::Shared {
+  std::mutex mutex;
+  std::shared_ptr<detail::Communicator> communicator;
+};
+
 namespace {
+
+// The extension with collectives, or null (no extension, or one that predates them).
+const vyre_device_group_extension* collectives_of(const Backend& member) {
+  const vyre_extension* ext = member.extension(VYRE_EXTENSION_DEVICE_GROUP);
+  if (ext == nullptr || ext->struct_size < VYRE_DEVICE_GROUP_EXTENSION_COLLECTIVES_SIZE) return nullptr;
+  const auto* group = reinterpret_cast<const vyre_device_group_extension*>(ext);
+  if (group->group_create == nullptr || group->group_collective == nullptr || group->group_release == nullptr) return nullptr;
+  return group;
+}
+
+// Call a member plugin's extension function `name` and throw its failure.
+template <class Call>
+void call_plugin(const Backend& member, const char* name, Call&& call) {
+  detail::ErrorSlot slot(member.fns());
+  vyre_status status = VYRE_ERR_INTERNAL;
+  {
+    const PluginExitGuard guard(member.label().c_str(), name);
+    status = call(slot.out());
+  }
+  slot.check(status, name);
+}
 
 // One declared buffer of a group dispatch and where its bytes go.
 struct BufferPlan {
@@ -180,7 +232,7 @@ ByteVector trimmed(const BufferDecl& b, ByteVector full) {
 
 }  // namespace
 
-Group::Group(std::vector<Backend> members) : members_(std::move(members)) {
+Group::Group(std::vector<Backend> members) : members_(std::move(members)), shared_(std::make_shared<Shared>()) {
   if (members_.empty()) fail(VYRE_ERR_INVALID_ARGUMENT, "a device group needs at least one member", "pass one instance per device");
   for (const Backend& m : members_) {
     if (&m.fns() != &members_.front().fns()) {
@@ -237,6 +289,127 @@ std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<
     outputs[static_cast<std::size_t>(plans[i].output)] =
         trimmed(*plans[i].decl, std::move(outputs[static_cast<std::size_t>(plans[i].output)]));
   return outputs;
+}
+
+// ---- collectives ---------------------------------------------------------------------------------
+
+bool Group::has_collectives() const { return collectives_of(members_.front()) != nullptr; }
+
+const detail::Communicator& Group::communicator() const {
+  std::lock_guard lock(shared_->mutex);
+  if (shared_->communicator) return *shared_->communicator;
+  const vyre_device_group_extension* extension = collectives_of(members_.front());
+  if (extension == nullptr) {
+    fail(VYRE_ERR_UNSUPPORTED,
+         "backend '" + members_.front().label() + "' cannot run collectives (its device-group extension has none)",
+         "run collectives on a backend that has them (cuda), or update the plugin");
+  }
+  auto made = std::make_shared<detail::Communicator>();
+  made->members = members_;
+  made->extension = extension;
+  std::vector<vyre_backend*> handles;
+  for (const Backend& m : members_) handles.push_back(m.native());
+  call_plugin(members_.front(), "group_create", [&](vyre_error** e) {
+    return extension->group_create(handles.data(), static_cast<std::uint32_t>(handles.size()), &made->handle, e);
+  });
+  shared_->communicator = std::move(made);
+  return *shared_->communicator;
+}
+
+void Group::connect() const { (void)communicator(); }
+
+GroupBuffers Group::alloc(std::uint64_t byte_len) const {
+  GroupBuffers out;
+  for (const Backend& m : members_) out.push_back(m.alloc(byte_len));
+  return out;
+}
+
+namespace {
+
+void check_buffer_list(const GroupBuffers& buffers, std::size_t ranks, const char* which, const char* name) {
+  if (buffers.size() != ranks) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("{}: {} {} buffers for a group of {} members", name, buffers.size(), which, ranks),
+         "pass one buffer per member, in rank order (Group::alloc makes them)");
+  }
+}
+
+}  // namespace
+
+void Group::upload(const GroupBuffers& buffers, std::span<const Bytes> data) const {
+  check_buffer_list(buffers, members_.size(), "destination", "Group::upload");
+  if (data.size() != members_.size()) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("Group::upload: {} byte ranges for a group of {} members", data.size(), members_.size()),
+         "pass one byte range per member, in rank order");
+  }
+  for (std::size_t r = 0; r < members_.size(); ++r) members_[r].upload(buffers[r], 0, data[r]);
+}
+
+std::vector<ByteVector> Group::download(const GroupBuffers& buffers, std::uint64_t byte_len) const {
+  check_buffer_list(buffers, members_.size(), "source", "Group::download");
+  std::vector<ByteVector> out;
+  for (std::size_t r = 0; r < members_.size(); ++r) out.push_back(members_[r].download(buffers[r], 0, byte_len));
+  return out;
+}
+
+void Group::collective(std::uint32_t op, const GroupBuffers& send, const GroupBuffers& recv, Type element,
+                       std::uint32_t reduce, std::uint64_t count, std::int32_t root, const char* name) const {
+  const std::size_t ranks = members_.size();
+  const bool broadcast = op == VYRE_COLLECTIVE_BROADCAST;
+  check_buffer_list(send, ranks, "send", name);
+  check_buffer_list(recv, ranks, "recv", name);
+  std::vector<vyre_resident*> send_handles(ranks, nullptr), recv_handles(ranks, nullptr);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    for (const auto& [list, handles, which] : {std::tuple{&send, &send_handles, "send"}, std::tuple{&recv, &recv_handles, "recv"}}) {
+      const ResidentBuffer& buffer = (*list)[r];
+      if (!buffer) {
+        if (broadcast && std::string_view(which) == "send" && static_cast<std::int32_t>(r) != root) continue;
+        fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("{}: {}[{}] is an empty ResidentBuffer", name, which, r),
+             fmt::format("pass a buffer of member {} (Group::alloc)", r));
+      }
+      if (buffer.state_->instance != members_[r].state_) {
+        fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("{}: {}[{}] is not a buffer of member {}", name, which, r, r),
+             "pass buffers in rank order, each allocated by its own member (Group::alloc)");
+      }
+      (*handles)[r] = buffer.native();
+    }
+  }
+  const detail::Communicator& comm = communicator();
+  vyre_collective_args args{};
+  args.struct_size = sizeof args;
+  args.op = op;
+  args.reduce = reduce;
+  args.element = static_cast<std::uint32_t>(element);
+  args.root = root;
+  args.count = count;
+  args.send = send_handles.data();
+  args.recv = recv_handles.data();
+  args.rank_count = static_cast<std::uint32_t>(ranks);
+  call_plugin(members_.front(), "group_collective",
+              [&](vyre_error** e) { return comm.extension->group_collective(comm.handle, &args, e); });
+}
+
+void Group::all_reduce(const GroupBuffers& send, const GroupBuffers& recv, Type element, Reduce op,
+                       std::uint64_t count) const {
+  collective(VYRE_COLLECTIVE_ALL_REDUCE, send, recv, element, static_cast<std::uint32_t>(op), count, 0, "all_reduce");
+}
+
+void Group::all_gather(const GroupBuffers& send, const GroupBuffers& recv, Type element, std::uint64_t count) const {
+  collective(VYRE_COLLECTIVE_ALL_GATHER, send, recv, element, 0, count, 0, "all_gather");
+}
+
+void Group::reduce_scatter(const GroupBuffers& send, const GroupBuffers& recv, Type element, Reduce op,
+                           std::uint64_t count) const {
+  collective(VYRE_COLLECTIVE_REDUCE_SCATTER, send, recv, element, static_cast<std::uint32_t>(op), count, 0,
+             "reduce_scatter");
+}
+
+void Group::broadcast(const GroupBuffers& send, const GroupBuffers& recv, Type element, std::uint64_t count,
+                      std::uint32_t root) const {
+  if (root >= members_.size()) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("broadcast: root {} is not a rank of a group of {}", root, members_.size()),
+         fmt::format("pass a root from 0 to {}", members_.size() - 1));
+  }
+  collective(VYRE_COLLECTIVE_BROADCAST, send, recv, element, 0, count, static_cast<std::int32_t>(root), "broadcast");
 }
 
 }  // namespace vyre::host

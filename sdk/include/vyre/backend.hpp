@@ -94,6 +94,7 @@ class ResidentBuffer {
 
  private:
   friend class Backend;
+  friend class Group;  // collectives check that each buffer is its member's
   std::shared_ptr<detail::ResidentState> state_;
 };
 
@@ -301,6 +302,7 @@ class Backend {
   void require_own(const Program& program, std::span<const Binding> bindings,
                    std::string_view what) const;
 
+  friend class Group;
   std::shared_ptr<detail::InstanceState> state_;
 };
 

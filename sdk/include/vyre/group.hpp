@@ -2,17 +2,21 @@
 // host. A group dispatch splits the grid along x into contiguous workgroup ranges in rank order
 // (vyre/shard.hpp); every member runs its range with the global WorkgroupId / InvocationId /
 // NumWorkgroups through the backend's VYRE_EXTENSION_DEVICE_GROUP extension, so the result equals
-// the single-device dispatch bit for bit. docs/MULTI_GPU.md describes the design.
+// the single-device dispatch bit for bit. Collectives (all_reduce, all_gather, reduce_scatter,
+// broadcast) run on resident buffers of the members through the extension's communicator (cuda:
+// NCCL, loaded at run time). docs/MULTI_GPU.md describes the design.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "vyre/backend.hpp"
+#include "vyre/types.hpp"
 
 namespace vyre::host {
 
@@ -39,6 +43,24 @@ struct Placement {
 // read_write buffer must be named (read_write: split; output: gathered or summed).
 using Placements = std::map<std::string, Placement, std::less<>>;
 
+// One resident buffer per member, in rank order (buffers[r] belongs to member(r)).
+using GroupBuffers = std::vector<ResidentBuffer>;
+
+// A collective's reduction (all_reduce, reduce_scatter). sum wraps for integers; the bitwise ones
+// take integer elements only (NCCL has none: they are exchanged and folded exactly on each member).
+enum class Reduce : std::uint32_t {
+  sum = VYRE_REDUCE_SUM,
+  min = VYRE_REDUCE_MIN,
+  max = VYRE_REDUCE_MAX,
+  bit_and = VYRE_REDUCE_AND,
+  bit_or = VYRE_REDUCE_OR,
+  bit_xor = VYRE_REDUCE_XOR,
+};
+
+namespace detail {
+struct Communicator;
+}
+
 class Group {
  public:
   // `members` in rank order: instances of one plugin (the same function table), normally one per
@@ -59,8 +81,51 @@ class Group {
   std::vector<ByteVector> dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                    const Placements& placements = {}, const DispatchConfig& config = {}) const;
 
+  // ---- collectives (docs/MULTI_GPU.md, "Collectives") ----
+  // The members' communicator is created by the first collective, or by connect(); copies of a
+  // Group share it, and the last copy releases it (after its queued collectives). Creating it
+  // needs the collective library (cuda: NCCL; missing: VYRE_ERR_NO_DEVICE naming the paths tried
+  // and the Fix) and members on distinct devices (VYRE_ERR_INVALID_ARGUMENT); a plugin whose
+  // extension predates collectives gives VYRE_ERR_UNSUPPORTED.
+  void connect() const;
+  // True when the members' plugin has collectives (no library is loaded to answer).
+  bool has_collectives() const;
+
+  // A zeroed resident buffer of `byte_len` bytes on every member.
+  GroupBuffers alloc(std::uint64_t byte_len) const;
+  // data[r] into buffers[r] at offset 0, for every member.
+  void upload(const GroupBuffers& buffers, std::span<const Bytes> data) const;
+  // The first `byte_len` bytes of every member's buffer, after the work queued on it.
+  std::vector<ByteVector> download(const GroupBuffers& buffers, std::uint64_t byte_len) const;
+
+  // Collectives over `count` elements of type `element` (u32, i32, u64, i64, f32, f64), queued on
+  // every member after the earlier work on its buffers; later work on them (downloads, resident
+  // dispatches) runs after the collective. Throws vyre::Error as group_collective (backend_abi.h)
+  // reports, and VYRE_ERR_INVALID_ARGUMENT for a buffer list that is not one live buffer per
+  // member, each its member's.
+  //   all_reduce:     recv[r][i] = op over ranks q of send[q][i], i < count; send may be recv
+  //   all_gather:     recv[r][q * count + i] = send[q][i]  (recv holds size() * count)
+  //   reduce_scatter: recv[r][i] = op over q of send[q][r * count + i]  (send holds size() * count)
+  //   broadcast:      recv[r][i] = send[root][i]; send may be recv
+  // Float sums add in an order NCCL chooses: fixed for a given group size, rank order and NCCL
+  // algorithm (pin it with NCCL_ALGO=Ring NCCL_PROTO=Simple; docs/MULTI_GPU.md).
+  void all_reduce(const GroupBuffers& send, const GroupBuffers& recv, Type element, Reduce op,
+                  std::uint64_t count) const;
+  void all_gather(const GroupBuffers& send, const GroupBuffers& recv, Type element, std::uint64_t count) const;
+  void reduce_scatter(const GroupBuffers& send, const GroupBuffers& recv, Type element, Reduce op,
+                      std::uint64_t count) const;
+  void broadcast(const GroupBuffers& send, const GroupBuffers& recv, Type element, std::uint64_t count,
+                 std::uint32_t root) const;
+
  private:
+  void collective(std::uint32_t op, const GroupBuffers& send, const GroupBuffers& recv, Type element,
+                  std::uint32_t reduce, std::uint64_t count, std::int32_t root, const char* name) const;
+  // The communicator, created on first use.
+  const detail::Communicator& communicator() const;
+
   std::vector<Backend> members_;
+  struct Shared;
+  std::shared_ptr<Shared> shared_;  // the lazily created communicator, shared by copies
 };
 
 }  // namespace vyre::host
