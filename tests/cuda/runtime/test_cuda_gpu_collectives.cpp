@@ -1,0 +1,166 @@
+// Collectives of device groups (vyre/group.hpp) on real GPUs through the real NCCL: a group of ONE
+// device runs every collective path (all_reduce with every reduction and type, the bitwise ones
+// through the exchange + fold kernel, in place; all_gather; reduce_scatter; broadcast), a large
+// xor that needs the fold's grid-stride loop, and ordering around resident dispatches. With two
+// visible devices, the same on a group of two (integers exact, float sums of two ranks exact and
+// repeatable); with fewer the two-device part says why it is skipped.
+// Needs an NVIDIA GPU, else prints why and exits 77; needs NCCL (VYRE_NCCL_LIBRARY, or where
+// nccl_library.hpp looks, e.g. $VIRTUAL_ENV's nvidia-nccl-cu* wheel), else prints why and exits 77.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "collective_models.hpp"
+#include "gpu_support.hpp"
+#include "test_programs.hpp"
+#include "vyre/group.hpp"
+
+namespace {
+
+using namespace vyre::cudatest;  // test file: helpers of this suite (and its names: gpu_support.hpp)
+using vyre::Type;
+using vyre::host::Group;
+using vyre::host::GroupBuffers;
+using vyre::host::Reduce;
+
+const bool kGpu = require_gpu();
+
+Group make_group(int ranks) {
+  std::vector<vyre::host::Backend> members;
+  for (int ordinal = 0; ordinal < ranks; ++ordinal) {
+    vyre::CreateOptions options;
+    options.device_ordinal = ordinal;
+    members.push_back(open_backend("cuda", options));
+  }
+  return Group(std::move(members));
+}
+
+const bool kNccl = [] {
+  try {
+    make_group(1).connect();
+  } catch (const vyre::Error& error) {
+    std::printf("SKIP: no usable NCCL: %s\n", error.what());
+    std::fflush(stdout);
+    std::exit(error.code() == VYRE_ERR_NO_DEVICE ? 77 : 1);
+  }
+  return true;
+}();
+
+int visible_devices() { return static_cast<int>(open_backend("cuda").devices().size()); }
+
+GroupBuffers with_data(const Group& group, const std::vector<ByteVector>& parts) {
+  const GroupBuffers buffers = group.alloc(parts[0].size());
+  group.upload(buffers, views(parts));
+  return buffers;
+}
+
+bool is_bitwise(Reduce op) { return op == Reduce::bit_and || op == Reduce::bit_or || op == Reduce::bit_xor; }
+
+// Every collective, reduction and type on `group`, against the host models.
+void every_collective(const Group& group) {
+  const int ranks = static_cast<int>(group.size());
+  const auto n = static_cast<std::size_t>(ranks);
+  constexpr std::size_t count = 4099;  // not a multiple of anything
+  for (const Type t : {Type::U32, Type::I32, Type::U64, Type::I64, Type::F32, Type::F64}) {
+    CAPTURE(vyre::type_name(t));
+    const std::size_t size = vyre::byte_size(t);
+    for (const Reduce op : {Reduce::sum, Reduce::min, Reduce::max, Reduce::bit_and, Reduce::bit_or, Reduce::bit_xor}) {
+      if (vyre::is_float(t) && is_bitwise(op)) continue;
+      CAPTURE(static_cast<int>(op));
+      const std::vector<ByteVector> parts = random_parts(t, ranks, count, 100 + static_cast<std::uint64_t>(op));
+      const GroupBuffers send = with_data(group, parts);
+      const GroupBuffers recv = group.alloc(count * size);
+      group.all_reduce(send, recv, t, op, count);
+      const ByteVector expected = fold(t, op, parts, 0, count);
+      for (const ByteVector& got : group.download(recv, count * size)) CHECK(got == expected);
+      group.all_reduce(send, send, t, op, count);  // in place
+      for (const ByteVector& got : group.download(send, count * size)) CHECK(got == expected);
+
+      const std::vector<ByteVector> big = random_parts(t, ranks, n * count, 300 + static_cast<std::uint64_t>(op));
+      const GroupBuffers scattered = group.alloc(count * size);
+      group.reduce_scatter(with_data(group, big), scattered, t, op, count);
+      const std::vector<ByteVector> got = group.download(scattered, count * size);
+      for (std::size_t r = 0; r < n; ++r) CHECK(got[r] == fold(t, op, big, r * count, count));
+    }
+    const std::vector<ByteVector> parts = random_parts(t, ranks, count, 7);
+    const GroupBuffers gathered = group.alloc(n * count * size);
+    group.all_gather(with_data(group, parts), gathered, t, count);
+    ByteVector all;
+    for (const ByteVector& p : parts) all.insert(all.end(), p.begin(), p.end());
+    for (const ByteVector& got : group.download(gathered, all.size())) CHECK(got == all);
+    for (std::uint32_t root = 0; root < n; ++root) {
+      const GroupBuffers buffers = with_data(group, parts);
+      group.broadcast(buffers, buffers, t, count, root);  // in place
+      for (const ByteVector& got : group.download(buffers, count * size)) CHECK(got == parts[root]);
+    }
+  }
+}
+
+// written = affine(a) by a resident dispatch; all_reduce(written); after = affine(reduced): no
+// explicit synchronisation between them.
+void ordering(const Group& group) {
+  constexpr std::uint32_t n = 1 << 16;
+  const vyre::Program affine = affine_program(n);
+  const GroupBuffers inputs = group.alloc(n * 4), written = group.alloc(n * 4), reduced = group.alloc(n * 4),
+                     after = group.alloc(n * 4);
+  std::vector<std::uint32_t> sum(n, 0);
+  std::vector<vyre::host::Program> programs;
+  for (std::size_t r = 0; r < group.size(); ++r) {
+    const std::vector<std::uint32_t> a = random_words(n, 50 + static_cast<std::uint32_t>(r), 1000000);
+    group.member(r).upload(inputs[r], 0, bytes(a));
+    programs.push_back(group.member(r).compile(affine));
+    const std::vector<Binding> bindings{Binding::of(inputs[r]), Binding::of(written[r])};
+    group.member(r).dispatch_resident(programs[r], bindings);
+    const std::vector<std::uint32_t> model = affine_model(a, n);
+    for (std::uint32_t i = 0; i < n; ++i) sum[i] += model[i];
+  }
+  group.all_reduce(written, reduced, Type::U32, Reduce::sum, n);
+  for (std::size_t r = 0; r < group.size(); ++r) {
+    const std::vector<Binding> bindings{Binding::of(reduced[r]), Binding::of(after[r])};
+    group.member(r).dispatch_resident(programs[r], bindings);
+  }
+  for (const ByteVector& got : group.download(reduced, n * 4)) CHECK(same_words("reduced", sum, words(got)));
+  const std::vector<std::uint32_t> expected = affine_model(sum, n);
+  for (const ByteVector& got : group.download(after, n * 4)) CHECK(same_words("after", expected, words(got)));
+}
+
+}  // namespace
+
+TEST_CASE("a group of one device runs every collective through NCCL") {
+  const Group group = make_group(1);
+  every_collective(group);
+}
+
+TEST_CASE("a group of one device: a large xor (the fold's grid-stride loop) and ordering around dispatches") {
+  const Group group = make_group(1);
+  constexpr std::size_t count = (std::size_t{1} << 24) + 12345;  // more words than one grid of the fold covers
+  const std::vector<ByteVector> parts = random_parts(Type::U32, 1, count, 3);
+  const GroupBuffers send = with_data(group, parts);
+  const GroupBuffers recv = group.alloc(count * 4);
+  group.all_reduce(send, recv, Type::U32, Reduce::bit_xor, count);
+  CHECK(group.download(recv, count * 4)[0] == parts[0]);
+  ordering(group);
+}
+
+TEST_CASE("a group of two devices: every collective exact, float sums repeatable, ordering") {
+  const int devices = visible_devices();
+  if (devices < 2) {
+    MESSAGE("SKIP two-device collectives: " << devices << " CUDA device(s) visible");
+    return;
+  }
+  const Group group = make_group(2);
+  every_collective(group);
+  ordering(group);
+  // The same f32 sum twice gives the same bytes (two ranks: a + b, in any order).
+  constexpr std::size_t count = 1 << 20;
+  const std::vector<ByteVector> parts = random_parts(Type::F32, 2, count, 77);
+  const GroupBuffers send = with_data(group, parts);
+  const GroupBuffers first = group.alloc(count * 4), second = group.alloc(count * 4);
+  group.all_reduce(send, first, Type::F32, Reduce::sum, count);
+  group.all_reduce(send, second, Type::F32, Reduce::sum, count);
+  CHECK(group.download(first, count * 4) == group.download(second, count * 4));
+  CHECK(group.download(first, count * 4)[1] == fold(Type::F32, Reduce::sum, parts, 0, count));
+}
