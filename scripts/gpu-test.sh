@@ -118,7 +118,8 @@ build_cuda() {
   run_step build-cuda 900 cmake --build "$build" -j "$jobs" --target vyre_cuda vyre_cuda_fault \
     vyre_reference_cpu test_cuda_runtime_units test_cuda_plugin test_cuda_fake_driver \
     test_cuda_fault_injection test_cuda_gpu_ops test_cuda_gpu_dispatch test_cuda_gpu_resident \
-    test_cuda_gpu_faults test_cuda_fake_external test_cuda_gpu_external test_cuda_fake_group test_cuda_gpu_group
+    test_cuda_gpu_faults test_cuda_fake_external test_cuda_gpu_external test_cuda_fake_group test_cuda_gpu_group \
+    test_cuda_fake_collectives test_cuda_gpu_collectives
 }
 
 # Everything else (a failure here does not stop the run: the build keeps going past it).
@@ -142,6 +143,17 @@ run_binary() {  # NAME TIMEOUT [ENV=VALUE...]: build/bin/NAME
   run_step "$name" "$limit" env "$@" "$binary" --no-intro=true
 }
 
+# NCCL for the collectives test: VYRE_NCCL_LIBRARY when set, else the first libnccl.so.2 of the GPU
+# venv's nvidia-nccl-cu* wheel (torch's), else nothing (the plugin's own search: nccl_library.hpp).
+nccl_env() {
+  if [ -n "${VYRE_NCCL_LIBRARY:-}" ]; then echo "VYRE_NCCL_LIBRARY=$VYRE_NCCL_LIBRARY"; return; fi
+  local py lib
+  py=$(gpu_python) || return 0
+  lib=$(find "$(dirname "$(dirname "$py")")" -name libnccl.so.2 2>/dev/null | sort | head -1)
+  [ -n "$lib" ] && echo "VYRE_NCCL_LIBRARY=$lib"
+  return 0
+}
+
 run_cuda_tests() {
   # CPU-side CUDA tests: fast, and they localise a failure before the GPU ones run.
   run_binary test_cuda_runtime_units 120
@@ -150,11 +162,14 @@ run_cuda_tests() {
   run_binary test_cuda_fault_injection 300
   run_binary test_cuda_fake_external 120
   run_binary test_cuda_fake_group 120
+  run_binary test_cuda_fake_collectives 120
   # GPU tests, one at a time (they measure device memory and share the device).
   run_binary test_cuda_gpu_dispatch 300
   run_binary test_cuda_gpu_resident 300
   run_binary test_cuda_gpu_external 120
   run_binary test_cuda_gpu_group 180
+  # shellcheck disable=SC2046  # nccl_env prints one NAME=VALUE word or nothing
+  run_binary test_cuda_gpu_collectives 300 NCCL_NVLS_ENABLE=0 $(nccl_env)
   run_binary test_cuda_gpu_faults 300
   run_binary test_cuda_gpu_ops "${VYRE_GPU_TEST_OPS_TIMEOUT:-300}" \
     VYRE_TEST_THREADS="${VYRE_TEST_THREADS:-8}"

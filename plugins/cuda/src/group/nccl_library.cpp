@@ -29,7 +29,8 @@ std::string env_text(const char* name) {
   return value != nullptr ? value : "";
 }
 
-// .../lib/python3*/{site,dist}-packages/nvidia/nccl/lib/libnccl.so.2 under `prefix`, sorted.
+// .../lib/python3*/{site,dist}-packages/nvidia/*/lib/libnccl.so.2 under `prefix` (nvidia/nccl/lib
+// for the nvidia-nccl-cu12 wheel; the CUDA 13 wheels may use nvidia/cu13/lib), sorted.
 std::vector<std::string> wheel_libraries(const fs::path& prefix) {
   std::vector<std::string> found;
   std::error_code ec;
@@ -38,8 +39,12 @@ std::vector<std::string> wheel_libraries(const fs::path& prefix) {
   for (const auto& entry : fs::directory_iterator(lib, ec)) {
     if (!entry.path().filename().string().starts_with("python3")) continue;
     for (const char* packages : {"site-packages", "dist-packages"}) {
-      const fs::path candidate = entry.path() / packages / "nvidia" / "nccl" / "lib" / kDefaultName;
-      if (fs::exists(candidate, ec)) found.push_back(candidate.string());
+      const fs::path nvidia = entry.path() / packages / "nvidia";
+      if (!fs::is_directory(nvidia, ec)) continue;
+      for (const auto& package : fs::directory_iterator(nvidia, ec)) {
+        const fs::path candidate = package.path() / "lib" / kDefaultName;
+        if (fs::exists(candidate, ec)) found.push_back(candidate.string());
+      }
     }
   }
   std::sort(found.begin(), found.end());

@@ -20,7 +20,7 @@ inline constexpr const char* kNvlsEnv = "NCCL_NVLS_ENABLE";
 
 // Where the library is looked for, in order: VYRE_NCCL_LIBRARY alone when it is set; else
 // "libnccl.so.2" (the dynamic loader's search: LD_LIBRARY_PATH, the ld.so cache), then the
-// nvidia-nccl-cu* Python wheels' .../site-packages/nvidia/nccl/lib/libnccl.so.2 under
+// nvidia-nccl-cu* Python wheels' .../site-packages/nvidia/*/lib/libnccl.so.2 under
 // $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, /usr/local and /usr, then $CONDA_PREFIX/lib and
 // /usr/local/cuda/lib64. Paths that do not exist are left out (except the two names above).
 std::vector<std::string> library_candidates();
