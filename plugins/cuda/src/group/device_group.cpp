@@ -164,12 +164,7 @@ DeviceGroup::DeviceGroup(std::span<vyre_backend* const> members) : nccl_(nccl::L
     problem = fmt::format("ncclGroupEnd after ncclCommInitRank of {} ranks failed: {}", n, nccl_.describe(ended, nullptr));
   }
   if (first_failure != nccl::ncclSuccess) {
-    for (Member& m : members_) {
-      if (m.comm == nullptr) continue;
-      m.runtime->bind_quietly();
-      nccl_.ncclCommAbort(m.comm);
-      m.comm = nullptr;
-    }
+    end_communicators(true);
     fail(VYRE_ERR_DEVICE, fmt::format("creating an NCCL communicator over {} devices with NCCL {} ({}): {}", n,
                                       nccl_.version_text(), nccl_.path(), problem),
          "check the devices (nvidia-smi) and rerun with NCCL_DEBUG=WARN for NCCL's account");
@@ -192,24 +187,30 @@ DeviceGroup::~DeviceGroup() {
   for (Member& m : members_) {
     m.last.reset();
     m.kernel.reset();
+  }
+  end_communicators(broken_);
+}
+
+void DeviceGroup::end_communicators(bool abort) noexcept {
+  // One group, as for their creation: a thread that ends several ranks' communicators one after
+  // another could wait in the first for the others (NCCL finalizes the ranks of a process together).
+  nccl_.ncclGroupStart();
+  for (Member& m : members_) {
     if (m.comm == nullptr) continue;
     m.runtime->bind_quietly();
-    if (broken_) {
+    if (abort) {
       nccl_.ncclCommAbort(m.comm);
     } else {
       nccl_.ncclCommDestroy(m.comm);
     }
+    m.comm = nullptr;
   }
+  nccl_.ncclGroupEnd();
 }
 
 void DeviceGroup::break_group(const std::string& problem) {
   broken_ = true;
-  for (Member& m : members_) {
-    if (m.comm == nullptr) continue;
-    m.runtime->bind_quietly();
-    nccl_.ncclCommAbort(m.comm);
-    m.comm = nullptr;
-  }
+  end_communicators(true);
   fail(VYRE_ERR_DEVICE, problem, kRecreateFix);
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "group/bitwise_kernel.hpp"
@@ -68,6 +69,8 @@ class DeviceGroup {
   // Throws VYRE_ERR_DEVICE when a communicator reports an asynchronous error (and breaks the group).
   void check_async_errors();
   [[noreturn]] void break_group(const std::string& problem);
+  // Destroy (or abort) every member's communicator, all inside one ncclGroupStart/End.
+  void end_communicators(bool abort) noexcept;
 
   const nccl::Library& nccl_;
   std::vector<Member> members_;
