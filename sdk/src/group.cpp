@@ -1,11 +1,17 @@
 // host::Group: sharded dispatch across the members of a device group.
 #include "vyre/group.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <string_view>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -232,7 +238,8 @@ ByteVector trimmed(const BufferDecl& b, ByteVector full) {
 
 }  // namespace
 
-Group::Group(std::vector<Backend> members) : members_(std::move(members)), shared_(std::make_shared<Shared>()) {
+Group::Group(std::vector<Backend> members)
+    : members_(std::move(members)), ranks_(static_cast<std::uint32_t>(members_.size())), shared_(std::make_shared<Shared>()) {
   if (members_.empty()) fail(VYRE_ERR_INVALID_ARGUMENT, "a device group needs at least one member", "pass one instance per device");
   for (const Backend& m : members_) {
     if (&m.fns() != &members_.front().fns()) {
@@ -248,6 +255,10 @@ Group::Group(std::vector<Backend> members) : members_(std::move(members)), share
 
 std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                         const Placements& placements, const DispatchConfig& config) const {
+  if (spans_processes_) {
+    fail(VYRE_ERR_UNSUPPORTED, "a group that spans processes runs collectives only; sharded dispatch across processes is not built",
+         "dispatch on this process's member (group.member(0)) and combine the results with collectives");
+  }
   const std::vector<BufferPlan> plans = plan_buffers(program, inputs, placements);
   std::vector<std::uint64_t> elements;
   for (const BufferPlan& p : plans) elements.push_back(p.elements);
@@ -318,6 +329,105 @@ const detail::Communicator& Group::communicator() const {
 
 void Group::connect() const { (void)communicator(); }
 
+namespace {
+
+const vyre_device_group_extension* processes_of(const Backend& member) {
+  const vyre_extension* ext = member.extension(VYRE_EXTENSION_DEVICE_GROUP);
+  if (ext == nullptr || ext->struct_size < VYRE_DEVICE_GROUP_EXTENSION_PROCESSES_SIZE) return nullptr;
+  const auto* group = reinterpret_cast<const vyre_device_group_extension*>(ext);
+  if (group->group_unique_id == nullptr || group->group_join == nullptr || group->group_release == nullptr) return nullptr;
+  return group;
+}
+
+std::vector<std::uint8_t> read_id_file(const std::string& path, std::uint32_t timeout_ms) {
+  namespace fs = std::filesystem;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    std::error_code ec;
+    if (fs::file_size(path, ec) == VYRE_GROUP_ID_BYTES && !ec) {
+      std::ifstream in(path, std::ios::binary);
+      std::vector<std::uint8_t> id(VYRE_GROUP_ID_BYTES);
+      if (in.read(reinterpret_cast<char*>(id.data()), static_cast<std::streamsize>(id.size()))) return id;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      fail(VYRE_ERR_TIMEOUT, fmt::format("Group::join: no group id appeared in '{}' within {} ms", path, timeout_ms),
+           "start rank 0 with the same id file (it writes it), or raise the timeout");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void write_id_file(const std::string& path, const std::vector<std::uint8_t>& id) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("Group::join: the id file '{}' already exists", path),
+         "remove it (a stale id would make the other ranks join a dead group) or use a fresh path per run");
+  }
+  const std::string temporary = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(id.data()), static_cast<std::streamsize>(id.size()));
+    if (!out.flush()) {
+      fail(VYRE_ERR_IO, fmt::format("Group::join: cannot write the id file '{}'", temporary),
+           "pass an id file in a writable directory that every rank can read");
+    }
+  }
+  fs::rename(temporary, path, ec);  // atomic: readers never see a partial id
+  if (ec) {
+    fs::remove(temporary, ec);
+    fail(VYRE_ERR_IO, fmt::format("Group::join: cannot rename '{}' to '{}'", temporary, path),
+         "pass an id file in a writable directory that every rank can read");
+  }
+}
+
+}  // namespace
+
+Group Group::join(Backend member, const std::string& id_file, std::uint32_t ranks, std::uint32_t rank,
+                  std::uint32_t timeout_ms) {
+  if (ranks == 0 || rank >= ranks) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("Group::join: rank {} of {} ranks", rank, ranks),
+         "pass the group's size and this process's rank, from 0 to the size - 1");
+  }
+  Group group(std::vector<Backend>{std::move(member)});
+  const Backend& m = group.members_.front();
+  const vyre_device_group_extension* extension = processes_of(m);
+  if (extension == nullptr) {
+    fail(VYRE_ERR_UNSUPPORTED, "backend '" + m.label() + "' cannot form groups that span processes",
+         "run multi-process groups on a backend that can (cuda), or update the plugin");
+  }
+  std::vector<std::uint8_t> id(VYRE_GROUP_ID_BYTES);
+  if (rank == 0) {
+    call_plugin(m, "group_unique_id", [&](vyre_error** e) { return extension->group_unique_id(id.data(), id.size(), e); });
+    write_id_file(id_file, id);
+  } else {
+    id = read_id_file(id_file, timeout_ms);
+  }
+  auto made = std::make_shared<detail::Communicator>();
+  made->members = group.members_;
+  made->extension = extension;
+  try {
+    call_plugin(m, "group_join", [&](vyre_error** e) {
+      return extension->group_join(m.native(), id.data(), id.size(), ranks, rank, &made->handle, e);
+    });
+  } catch (...) {
+    if (rank == 0) {
+      std::error_code ec;
+      std::filesystem::remove(id_file, ec);
+    }
+    throw;
+  }
+  if (rank == 0) {  // every rank has joined, so every rank has read it
+    std::error_code ec;
+    std::filesystem::remove(id_file, ec);
+  }
+  group.shared_->communicator = std::move(made);
+  group.ranks_ = ranks;
+  group.first_rank_ = rank;
+  group.spans_processes_ = true;
+  return group;
+}
+
 GroupBuffers Group::alloc(std::uint64_t byte_len) const {
   GroupBuffers out;
   for (const Backend& m : members_) out.push_back(m.alloc(byte_len));
@@ -362,7 +472,7 @@ void Group::collective(std::uint32_t op, const GroupBuffers& send, const GroupBu
     for (const auto& [list, handles, which] : {std::tuple{&send, &send_handles, "send"}, std::tuple{&recv, &recv_handles, "recv"}}) {
       const ResidentBuffer& buffer = (*list)[r];
       if (!buffer) {
-        if (broadcast && std::string_view(which) == "send" && static_cast<std::int32_t>(r) != root) continue;
+        if (broadcast && std::string_view(which) == "send" && static_cast<std::int32_t>(first_rank_ + r) != root) continue;
         fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("{}: {}[{}] is an empty ResidentBuffer", name, which, r),
              fmt::format("pass a buffer of member {} (Group::alloc)", r));
       }
@@ -405,9 +515,9 @@ void Group::reduce_scatter(const GroupBuffers& send, const GroupBuffers& recv, T
 
 void Group::broadcast(const GroupBuffers& send, const GroupBuffers& recv, Type element, std::uint64_t count,
                       std::uint32_t root) const {
-  if (root >= members_.size()) {
-    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("broadcast: root {} is not a rank of a group of {}", root, members_.size()),
-         fmt::format("pass a root from 0 to {}", members_.size() - 1));
+  if (root >= ranks_) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("broadcast: root {} is not a rank of a group of {}", root, ranks_),
+         fmt::format("pass a root from 0 to {}", ranks_ - 1));
   }
   collective(VYRE_COLLECTIVE_BROADCAST, send, recv, element, 0, count, static_cast<std::int32_t>(root), "broadcast");
 }

@@ -556,9 +556,10 @@ typedef struct vyre_device_group vyre_device_group;
 #define VYRE_REDUCE_OR 5u
 #define VYRE_REDUCE_XOR 6u
 
-/* One collective over the ranks of a group. Buffers are resident buffers of the member instances,
- * one per rank in rank order (send[r] and recv[r] belong to member r); each operation uses the
- * first bytes of its buffers (count elements, or rank_count * count where the op says so), so
+/* One collective over the ranks of a group. Buffers are resident buffers of the member instances
+ * of this process, one per member in rank order (send[r] and recv[r] belong to member r); sizes
+ * count every rank of the group (in every process); each operation uses the
+ * first bytes of its buffers (count elements, or the group size * count where the op says so), so
  * larger buffers are fine. send[r] == recv[r] (in place) is allowed for all_reduce and broadcast
  * only. broadcast reads only send[root]; the other ranks' send entries may be NULL. */
 typedef struct vyre_collective_args {
@@ -571,7 +572,8 @@ typedef struct vyre_collective_args {
   uint64_t count;   /* elements per rank (see op); 0 queues nothing */
   vyre_resident* const* send; /* rank_count entries */
   vyre_resident* const* recv; /* rank_count entries */
-  uint32_t rank_count;        /* must equal the group's */
+  uint32_t rank_count;        /* the group's members in this process: all ranks for a group from
+                                 group_create, 1 for one from group_join */
   uint32_t reserved;          /* 0 */
 } vyre_collective_args;
 #define VYRE_COLLECTIVE_ARGS_V1_1_SIZE VYRE_SIZE_THROUGH(vyre_collective_args, reserved)
@@ -614,11 +616,26 @@ typedef struct vyre_device_group_extension {
   vyre_status (*group_collective)(vyre_device_group* group, const vyre_collective_args* args, vyre_error** error);
   /* Wait for the group's queued collectives, then release it. NULL is ignored. */
   void (*group_release)(vyre_device_group* group);
+  /* ---- the third revision: groups that span processes (one process per device) ---- */
+  /* A fresh id for a group that spans processes (cuda: ncclGetUniqueId), VYRE_GROUP_ID_BYTES bytes
+   * into `out`; one process makes it and hands it to every process's group_join (vyre/group.hpp
+   * passes it through a file). VYRE_ERR_NO_DEVICE when the collective library is missing. */
+  vyre_status (*group_unique_id)(uint8_t* out, size_t out_len, vyre_error** error);
+  /* Join rank `rank` of `rank_count` of the group `id` with one instance of this process, and
+   * return the group (release it with group_release). Blocks until every rank joined (cuda:
+   * ncclCommInitRank). On such a group, vyre_collective_args.rank_count is 1 (this process's
+   * buffers) and sizes count all rank_count ranks. VYRE_ERR_INVALID_ARGUMENT for a rank out of
+   * range or an id of the wrong length; VYRE_ERR_DEVICE when joining fails. */
+  vyre_status (*group_join)(vyre_backend* member, const uint8_t* id, size_t id_len, uint32_t rank_count,
+                            uint32_t rank, vyre_device_group** out, vyre_error** error);
 } vyre_device_group_extension;
 #define VYRE_DEVICE_GROUP_EXTENSION_V1_1_SIZE \
   VYRE_SIZE_THROUGH(vyre_device_group_extension, dispatch_resident_shard)
 #define VYRE_DEVICE_GROUP_EXTENSION_COLLECTIVES_SIZE \
   VYRE_SIZE_THROUGH(vyre_device_group_extension, group_release)
+#define VYRE_DEVICE_GROUP_EXTENSION_PROCESSES_SIZE \
+  VYRE_SIZE_THROUGH(vyre_device_group_extension, group_join)
+#define VYRE_GROUP_ID_BYTES 128
 
 /* ---- the function table ----------------------------------------------------------------------
  * The table's members are defined ONCE, by the lists below; the struct, the plugin kit's table

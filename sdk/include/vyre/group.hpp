@@ -69,7 +69,20 @@ class Group {
   // plugins, VYRE_ERR_UNSUPPORTED for a backend without the extension.
   explicit Group(std::vector<Backend> members);
 
-  std::size_t size() const { return members_.size(); }
+  // Join rank `rank` of a group of `ranks` ranks that spans processes (one process per device, as
+  // torchrun/mpirun run them), with this process's instance `member`. Rank 0 makes the group's id
+  // and writes it to `id_file` (which must not exist: a stale id would make the others join a
+  // dead group; VYRE_ERR_INVALID_ARGUMENT); the others wait for the file (up to `timeout_ms`, then
+  // VYRE_ERR_TIMEOUT); every rank then blocks until all have joined, and rank 0 removes the file.
+  // The group has one member here (size() 1, ranks() `ranks`) and runs collectives only: each
+  // process passes its own buffer, and sizes count every rank. Group::dispatch across processes
+  // is not built (VYRE_ERR_UNSUPPORTED). Needs the backend's collectives (cuda: NCCL).
+  static Group join(Backend member, const std::string& id_file, std::uint32_t ranks, std::uint32_t rank,
+                    std::uint32_t timeout_ms = 60000);
+
+  std::size_t size() const { return members_.size(); }  // members in this process
+  std::uint32_t ranks() const { return ranks_; }         // ranks over every process
+  std::uint32_t first_rank() const { return first_rank_; }  // member(i) is rank first_rank() + i
   const Backend& member(std::size_t rank) const { return members_.at(rank); }
 
   // Dispatch `program` across the group, as Backend::dispatch on one device: `inputs` are the
@@ -99,13 +112,14 @@ class Group {
   std::vector<ByteVector> download(const GroupBuffers& buffers, std::uint64_t byte_len) const;
 
   // Collectives over `count` elements of type `element` (u32, i32, u64, i64, f32, f64), queued on
+  // every member of this process (size() buffers per list; sizes count ranks() ranks),
   // every member after the earlier work on its buffers; later work on them (downloads, resident
   // dispatches) runs after the collective. Throws vyre::Error as group_collective (backend_abi.h)
   // reports, and VYRE_ERR_INVALID_ARGUMENT for a buffer list that is not one live buffer per
   // member, each its member's.
   //   all_reduce:     recv[r][i] = op over ranks q of send[q][i], i < count; send may be recv
-  //   all_gather:     recv[r][q * count + i] = send[q][i]  (recv holds size() * count)
-  //   reduce_scatter: recv[r][i] = op over q of send[q][r * count + i]  (send holds size() * count)
+  //   all_gather:     recv[r][q * count + i] = send[q][i]  (recv holds ranks() * count)
+  //   reduce_scatter: recv[r][i] = op over q of send[q][r * count + i]  (send holds ranks() * count)
   //   broadcast:      recv[r][i] = send[root][i]; send may be recv
   // Float sums add in an order NCCL chooses: fixed for a given group size, rank order and NCCL
   // algorithm (pin it with NCCL_ALGO=Ring NCCL_PROTO=Simple; docs/MULTI_GPU.md).
@@ -124,6 +138,9 @@ class Group {
   const detail::Communicator& communicator() const;
 
   std::vector<Backend> members_;
+  std::uint32_t ranks_ = 0;
+  std::uint32_t first_rank_ = 0;
+  bool spans_processes_ = false;
   struct Shared;
   std::shared_ptr<Shared> shared_;  // the lazily created communicator, shared by copies
 };

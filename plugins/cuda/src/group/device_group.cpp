@@ -70,7 +70,7 @@ std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* op) {
 
 }  // namespace
 
-CollectivePlan plan_collective(const vyre_collective_args& a, std::uint32_t ranks) {
+CollectivePlan plan_collective(const vyre_collective_args& a, std::uint32_t local, std::uint32_t ranks) {
   CollectivePlan plan;
   plan.op = a.op;
   const char* name = op_name(a.op);
@@ -79,10 +79,11 @@ CollectivePlan plan_collective(const vyre_collective_args& a, std::uint32_t rank
          "pass VYRE_COLLECTIVE_ALL_REDUCE, _ALL_GATHER, _REDUCE_SCATTER or _BROADCAST");
   if (a.reserved != 0)
     fail(VYRE_ERR_INVALID_ARGUMENT, "vyre_collective_args.reserved is not 0", "zero-initialise the struct");
-  if (a.rank_count != ranks)
+  if (a.rank_count != local)
     fail(VYRE_ERR_INVALID_ARGUMENT,
-         fmt::format("{}: {} buffers per direction for a group of {} ranks", name, a.rank_count, ranks),
-         "pass one send and one receive buffer per member, in rank order");
+         fmt::format("{}: {} buffers per direction for a group with {} members in this process", name, a.rank_count,
+                     local),
+         "pass one send and one receive buffer per member of this process, in rank order");
   const std::optional<nccl::DataType> type = nccl_type(a.element);
   if (!type)
     fail(VYRE_ERR_UNSUPPORTED, fmt::format("{} of {} elements is not supported", name, type_text(a.element)),
@@ -120,48 +121,46 @@ CollectivePlan plan_collective(const vyre_collective_args& a, std::uint32_t rank
   return plan;
 }
 
-DeviceGroup::DeviceGroup(std::span<vyre_backend* const> members) : nccl_(nccl::Library::open()) {
-  if (members.empty())
-    fail(VYRE_ERR_INVALID_ARGUMENT, "group_create: no members", "pass one cuda instance per device, in rank order");
-  for (std::size_t r = 0; r < members.size(); ++r) {
-    std::shared_ptr<kit::BackendImpl> impl = kit::backend_of(members[r]);
-    auto* backend = dynamic_cast<CudaBackend*>(impl.get());
-    if (backend == nullptr)
-      fail(VYRE_ERR_INVALID_HANDLE, fmt::format("group_create: member {} is not a cuda instance", r),
-           "make every member of a group from the cuda plugin");
-    Member m;
-    m.handle = members[r];
-    m.runtime = backend->shared_runtime();
-    for (std::size_t q = 0; q < r; ++q) {
-      if (members_[q].runtime->device().ordinal == m.runtime->device().ordinal)
-        fail(VYRE_ERR_INVALID_ARGUMENT,
-             fmt::format("group_create: members {} and {} are both on CUDA device {}; NCCL needs one member per device",
-                         q, r, m.runtime->device().ordinal),
-             "create one instance per device (CreateOptions::device_ordinal 0, 1, ...) for a group that runs "
-             "collectives");
-    }
-    members_.push_back(std::move(m));
+void DeviceGroup::add_member(vyre_backend* handle, std::uint32_t rank) {
+  std::shared_ptr<kit::BackendImpl> impl = kit::backend_of(handle);
+  auto* backend = dynamic_cast<CudaBackend*>(impl.get());
+  if (backend == nullptr)
+    fail(VYRE_ERR_INVALID_HANDLE, fmt::format("group: member {} is not a cuda instance", members_.size()),
+         "make every member of a group from the cuda plugin");
+  Member m;
+  m.handle = handle;
+  m.rank = rank;
+  m.runtime = backend->shared_runtime();
+  for (std::size_t q = 0; q < members_.size(); ++q) {
+    if (members_[q].runtime->device().ordinal == m.runtime->device().ordinal)
+      fail(VYRE_ERR_INVALID_ARGUMENT,
+           fmt::format("group_create: members {} and {} are both on CUDA device {}; NCCL needs one member per device",
+                       q, members_.size(), m.runtime->device().ordinal),
+           "create one instance per device (CreateOptions::device_ordinal 0, 1, ...) for a group that runs "
+           "collectives");
   }
-  nccl::UniqueId id{};
-  nccl_.check(nccl_.ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, kRecreateFix);
-  const int n = static_cast<int>(members_.size());
+  members_.push_back(std::move(m));
+}
+
+void DeviceGroup::init_communicators(const nccl::UniqueId& id) {
+  const int n = static_cast<int>(ranks_);
   std::string problem;
   nccl::Result first_failure = nccl::ncclSuccess;
   nccl_.ncclGroupStart();
-  for (int r = 0; r < n; ++r) {
-    Member& m = members_[static_cast<std::size_t>(r)];
+  for (Member& m : members_) {
     m.runtime->bind();  // NCCL takes the rank's device from the current context
-    const nccl::Result made = nccl_.ncclCommInitRank(&m.comm, n, id, r);
+    const nccl::Result made = nccl_.ncclCommInitRank(&m.comm, n, id, static_cast<int>(m.rank));
     if (made != nccl::ncclSuccess && first_failure == nccl::ncclSuccess) {
       first_failure = made;
-      problem = fmt::format("ncclCommInitRank(rank {} of {}, CUDA device {}) failed: {}", r, n,
+      problem = fmt::format("ncclCommInitRank(rank {} of {}, CUDA device {}) failed: {}", m.rank, n,
                             m.runtime->device().ordinal, nccl_.describe(made, nullptr));
     }
   }
   const nccl::Result ended = nccl_.ncclGroupEnd();
   if (ended != nccl::ncclSuccess && first_failure == nccl::ncclSuccess) {
     first_failure = ended;
-    problem = fmt::format("ncclGroupEnd after ncclCommInitRank of {} ranks failed: {}", n, nccl_.describe(ended, nullptr));
+    problem = fmt::format("ncclGroupEnd after ncclCommInitRank of {} ranks failed: {}", members_.size(),
+                          nccl_.describe(ended, nullptr));
   }
   if (first_failure != nccl::ncclSuccess) {
     end_communicators(true);
@@ -169,6 +168,26 @@ DeviceGroup::DeviceGroup(std::span<vyre_backend* const> members) : nccl_(nccl::L
                                       nccl_.version_text(), nccl_.path(), problem),
          "check the devices (nvidia-smi) and rerun with NCCL_DEBUG=WARN for NCCL's account");
   }
+}
+
+DeviceGroup::DeviceGroup(std::span<vyre_backend* const> members) : nccl_(nccl::Library::open()) {
+  if (members.empty())
+    fail(VYRE_ERR_INVALID_ARGUMENT, "group_create: no members", "pass one cuda instance per device, in rank order");
+  ranks_ = static_cast<std::uint32_t>(members.size());
+  for (std::size_t r = 0; r < members.size(); ++r) add_member(members[r], static_cast<std::uint32_t>(r));
+  nccl::UniqueId id{};
+  nccl_.check(nccl_.ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, kRecreateFix);
+  init_communicators(id);
+}
+
+DeviceGroup::DeviceGroup(vyre_backend* member, const nccl::UniqueId& id, std::uint32_t ranks, std::uint32_t rank)
+    : nccl_(nccl::Library::open()) {
+  if (ranks == 0 || rank >= ranks)
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("group_join: rank {} of {} ranks", rank, ranks),
+         "pass the group's size and this process's rank, from 0 to the size - 1");
+  ranks_ = ranks;
+  add_member(member, rank);
+  init_communicators(id);
 }
 
 DeviceGroup::~DeviceGroup() {
@@ -268,13 +287,14 @@ void check_size(const kit::DeviceBuffer& buffer, std::uint64_t needed, std::size
 
 void DeviceGroup::collective(const vyre_collective_args& args) {
   const std::uint32_t ranks = size();
-  const CollectivePlan plan = plan_collective(args, ranks);
+  const auto local = static_cast<std::uint32_t>(members_.size());
+  const CollectivePlan plan = plan_collective(args, local, ranks);
   const char* op = op_name(plan.op);
-  std::vector<RankWork> work(ranks);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
+  std::vector<RankWork> work(local);
+  for (std::uint32_t r = 0; r < local; ++r) {
     RankWork& w = work[r];
     const vyre_backend* member = members_[r].handle;
-    const bool reads = plan.op != VYRE_COLLECTIVE_BROADCAST || static_cast<int>(r) == plan.root;
+    const bool reads = plan.op != VYRE_COLLECTIVE_BROADCAST || static_cast<int>(members_[r].rank) == plan.root;
     if (reads || (args.send != nullptr && args.send[r] != nullptr)) {
       w.send_handle = member_buffer(member, args.send, r, "send", op);
       w.send = &cuda_resident(*w.send_handle);
@@ -300,7 +320,7 @@ void DeviceGroup::collective(const vyre_collective_args& args) {
 
   // Streams, fences and scratch per rank, then the order locks in one global order (by runtime
   // address), so groups over the same instances in other rank orders cannot deadlock.
-  for (std::uint32_t r = 0; r < ranks; ++r) {
+  for (std::uint32_t r = 0; r < local; ++r) {
     RankWork& w = work[r];
     Runtime& rt = *members_[r].runtime;
     rt.bind();
@@ -313,14 +333,14 @@ void DeviceGroup::collective(const vyre_collective_args& args) {
       if (!members_[r].kernel) members_[r].kernel = std::make_unique<BitwiseKernel>(rt);
     }
   }
-  std::vector<std::uint32_t> lock_order(ranks);
+  std::vector<std::uint32_t> lock_order(local);
   std::iota(lock_order.begin(), lock_order.end(), 0u);
   std::sort(lock_order.begin(), lock_order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return std::less<const Runtime*>()(members_[a].runtime.get(), members_[b].runtime.get());
   });
   for (std::uint32_t r : lock_order)
     work[r].order = std::make_unique<ResidentOrder>(*members_[r].runtime, work[r].stream.get(), 2);
-  for (std::uint32_t r = 0; r < ranks; ++r) {  // cross-stream waits only: nothing is queued yet
+  for (std::uint32_t r = 0; r < local; ++r) {  // cross-stream waits only: nothing is queued yet
     RankWork& w = work[r];
     members_[r].runtime->bind();
     if (w.send != nullptr) w.order->use(*w.send);
@@ -331,12 +351,12 @@ void DeviceGroup::collective(const vyre_collective_args& args) {
   std::string problem;
   auto issue = [&](nccl::Result result, const char* call, std::uint32_t r) {
     if (result == nccl::ncclSuccess || !problem.empty()) return;
-    problem = fmt::format("{} ({} of {} {}, rank {} of {}) failed: {}", call, op, plan.count, type_text(args.element), r,
-                          ranks, nccl_.describe(result, members_[r].comm));
+    problem = fmt::format("{} ({} of {} {}, rank {} of {}) failed: {}", call, op, plan.count, type_text(args.element),
+                          members_[r].rank, ranks, nccl_.describe(result, members_[r].comm));
   };
   const std::uint64_t chunk = plan.chunk_bytes;
   nccl_.ncclGroupStart();
-  for (std::uint32_t r = 0; r < ranks && problem.empty(); ++r) {
+  for (std::uint32_t r = 0; r < local && problem.empty(); ++r) {
     RankWork& w = work[r];
     Member& m = members_[r];
     m.runtime->bind();
@@ -384,7 +404,7 @@ void DeviceGroup::collective(const vyre_collective_args& args) {
   // Whatever was queued, every rank's fence ends it and becomes its buffers' last operation, so
   // later work (and frees) wait for it. The fold runs on the same stream, after the exchange.
   std::optional<Error> kernel_failure;
-  for (std::uint32_t r = 0; r < ranks; ++r) {
+  for (std::uint32_t r = 0; r < local; ++r) {
     RankWork& w = work[r];
     Runtime& rt = *members_[r].runtime;
     rt.bind_quietly();

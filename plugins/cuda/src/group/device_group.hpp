@@ -40,26 +40,31 @@ struct CollectivePlan {
   int root = 0;
 };
 
-// Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for an unknown op or reduction, a bitwise
-// reduction of floats, a rank_count other than `ranks`, a root out of range, a size overflow or
-// reserved != 0; VYRE_ERR_UNSUPPORTED for an element type collectives do not take.
-CollectivePlan plan_collective(const vyre_collective_args& args, std::uint32_t ranks);
+// `local`: the group's members in this process (the entries args' arrays must have); `ranks`: the
+// group's size, over every process. Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for an unknown
+// op or reduction, a bitwise reduction of floats, a rank_count other than `local`, a root out of
+// range, a size overflow or reserved != 0; VYRE_ERR_UNSUPPORTED for an element type collectives
+// do not take.
+CollectivePlan plan_collective(const vyre_collective_args& args, std::uint32_t local, std::uint32_t ranks);
 
 class DeviceGroup {
  public:
-  // See group_create (backend_abi.h).
+  // See group_create (backend_abi.h): every rank in this process.
   explicit DeviceGroup(std::span<vyre_backend* const> members);
+  // See group_join (backend_abi.h): rank `rank` of `ranks`, the others in other processes.
+  DeviceGroup(vyre_backend* member, const nccl::UniqueId& id, std::uint32_t ranks, std::uint32_t rank);
   ~DeviceGroup();  // waits for the queued collectives, destroys the communicators
   DeviceGroup(const DeviceGroup&) = delete;
   DeviceGroup& operator=(const DeviceGroup&) = delete;
 
-  std::uint32_t size() const { return static_cast<std::uint32_t>(members_.size()); }
+  std::uint32_t size() const { return ranks_; }  // ranks over every process
   // See group_collective (backend_abi.h).
   void collective(const vyre_collective_args& args);
 
  private:
   struct Member {
     const vyre_backend* handle = nullptr;
+    std::uint32_t rank = 0;  // in the group
     std::shared_ptr<Runtime> runtime;
     nccl::Comm comm = nullptr;
     EventRef last;                          // the fence of the last collective queued
@@ -71,9 +76,14 @@ class DeviceGroup {
   [[noreturn]] void break_group(const std::string& problem);
   // Destroy (or abort) every member's communicator, all inside one ncclGroupStart/End.
   void end_communicators(bool abort) noexcept;
+  // Add the member instance `handle` (a cuda instance, on a device no earlier member uses).
+  void add_member(vyre_backend* handle, std::uint32_t rank);
+  // ncclCommInitRank for every member (one ncclGroupStart/End); aborts them all on failure.
+  void init_communicators(const nccl::UniqueId& id);
 
   const nccl::Library& nccl_;
-  std::vector<Member> members_;
+  std::vector<Member> members_;  // this process's, in rank order
+  std::uint32_t ranks_ = 0;
   std::mutex mutex_;  // serialises collectives: every rank must see them in one order
   bool broken_ = false;
 };

@@ -1,14 +1,18 @@
 #include "group/group_extension.hpp"
 
 #include <atomic>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "group/device_group.hpp"
 #include "group/device_list.hpp"
+#include "group/nccl_library.hpp"
 #include "vyre/abi_structs.hpp"
 #include "vyre/plugin_kit.hpp"
 
@@ -91,6 +95,36 @@ vyre_status group_collective(vyre_device_group* group, const vyre_collective_arg
   });
 }
 
+vyre_status group_unique_id(uint8_t* out, size_t out_len, vyre_error** error) {
+  return kit::guarded_call(error, [&] {
+    if (out == nullptr || out_len != VYRE_GROUP_ID_BYTES)
+      fail(VYRE_ERR_INVALID_ARGUMENT, "group_unique_id: out is NULL or not VYRE_GROUP_ID_BYTES long",
+           "pass a buffer of VYRE_GROUP_ID_BYTES (128) bytes");
+    static_assert(sizeof(nccl::UniqueId) == VYRE_GROUP_ID_BYTES);
+    const nccl::Library& library = nccl::Library::open();
+    nccl::UniqueId id{};
+    library.check(library.ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr,
+                  "check the host's network interfaces (NCCL_SOCKET_IFNAME) and rerun with NCCL_DEBUG=WARN");
+    std::memcpy(out, id.internal, sizeof id.internal);
+  });
+}
+
+vyre_status group_join(vyre_backend* member, const uint8_t* id, size_t id_len, uint32_t rank_count, uint32_t rank,
+                       vyre_device_group** out, vyre_error** error) {
+  return kit::guarded_call(error, [&] {
+    if (out == nullptr) fail(VYRE_ERR_INVALID_ARGUMENT, "group_join: out is NULL", "pass where the group should go");
+    *out = nullptr;
+    if (id == nullptr || id_len != VYRE_GROUP_ID_BYTES)
+      fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("group_join: the id is NULL or {} bytes long, not {}", id_len,
+                                                  VYRE_GROUP_ID_BYTES),
+           "pass the id group_unique_id made, unchanged");
+    nccl::UniqueId unique{};
+    std::memcpy(unique.internal, id, sizeof unique.internal);
+    auto group = std::make_shared<DeviceGroup>(member, unique, rank_count, rank);
+    *out = reinterpret_cast<vyre_device_group*>(static_cast<std::uintptr_t>(groups().insert(std::move(group))));
+  });
+}
+
 void group_release(vyre_device_group* group) {
   std::shared_ptr<DeviceGroup> taken = groups().take(group);
   try {
@@ -107,6 +141,8 @@ const vyre_device_group_extension kExtension{
     group_create,
     group_collective,
     group_release,
+    group_unique_id,
+    group_join,
 };
 
 }  // namespace
