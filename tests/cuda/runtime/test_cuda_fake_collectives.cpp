@@ -6,11 +6,18 @@
 // the emulator below runs), ordering after and before resident dispatches without any explicit
 // synchronisation, the communicator's life, and the errors (NCCL missing, a failing init, an
 // asynchronous NCCL error, a device missing, two members on one device, sizes, buffer lists,
-// refused types and reductions), each with its code and a Fix.
+// refused types and reductions), each with its code and a Fix; and groups that span processes
+// (Group::join; ranks emulated by threads, as the fake NCCL's cliques live in one process).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <barrier>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -408,4 +415,88 @@ TEST_CASE("the extension's collective members at the ABI: NULLs, bad handles and
   ext->group_release(nullptr);
   error = nullptr;
   CHECK(status_of(ext->group_collective(group, &args, &error), error) == VYRE_ERR_INVALID_HANDLE);
+}
+
+TEST_CASE("a group that spans processes (three threads here, one per process there): the id through a file, every collective") {
+  Scope scope;
+  constexpr int kRanks = 3;
+  constexpr std::size_t count = 50;
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("vyre-group-id-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()))).string();
+  const std::uint64_t live = nccl_stats().live_comms;
+  std::barrier sync(kRanks);
+  // Every rank's data, known to every thread; rank t uses entry t.
+  const std::vector<ByteVector> words32 = random_parts(Type::U32, kRanks, count, 70);
+  const std::vector<ByteVector> wide = random_parts(Type::I64, kRanks, kRanks * count, 71);
+  const std::vector<std::string> failures = run_threads(kRanks, [&](int t, Failures& failed) {
+    const auto r = static_cast<std::size_t>(t);
+    auto check = [&](bool ok, const std::string& what) {
+      if (!ok) failed.add("rank " + std::to_string(t) + ": " + what);
+    };
+    try {
+      vyre::CreateOptions options;
+      options.device_ordinal = t;
+      const Group group = Group::join(open_backend("cuda", options), file, kRanks, static_cast<std::uint32_t>(t));
+      check(group.size() == 1 && group.ranks() == kRanks && group.first_rank() == r, "size, ranks, first_rank");
+      const GroupBuffers mine = group.alloc(count * 4);
+      group.upload(mine, std::vector<Bytes>{words32[r]});
+      // The fake runs queued work as soon as anything waits on it (even another stream's wait, or
+      // a query), and cannot block there as NCCL would for a rank still to come: so every rank
+      // queues each collective before any rank goes on (sync), which real processes need not do.
+      const GroupBuffers sum = group.alloc(count * 4), bits = group.alloc(count * 4);
+      const GroupBuffers gathered = group.alloc(kRanks * count * 4);
+      const GroupBuffers big = group.alloc(kRanks * count * 8), scattered = group.alloc(count * 8);
+      const GroupBuffers into = group.alloc(count * 4);
+      group.upload(big, std::vector<Bytes>{wide[r]});
+      sync.arrive_and_wait();
+      group.all_reduce(mine, sum, Type::U32, Reduce::sum, count);
+      sync.arrive_and_wait();
+      group.all_reduce(mine, bits, Type::U32, Reduce::bit_xor, count);  // exchanged over every process, folded here
+      sync.arrive_and_wait();
+      group.all_gather(mine, gathered, Type::U32, count);
+      sync.arrive_and_wait();
+      group.reduce_scatter(big, scattered, Type::I64, Reduce::bit_or, count);  // an all-to-all across processes
+      sync.arrive_and_wait();
+      // broadcast from rank 2: only rank 2 passes a send buffer.
+      group.broadcast(t == 2 ? mine : GroupBuffers{vyre::host::ResidentBuffer()}, into, Type::U32, count, 2);
+      sync.arrive_and_wait();
+      check(group.download(sum, count * 4)[0] == fold(Type::U32, Reduce::sum, words32, 0, count), "all_reduce sum");
+      check(group.download(bits, count * 4)[0] == fold(Type::U32, Reduce::bit_xor, words32, 0, count), "all_reduce xor");
+      ByteVector all;
+      for (const ByteVector& p : words32) all.insert(all.end(), p.begin(), p.end());
+      check(group.download(gathered, all.size())[0] == all, "all_gather");
+      check(group.download(scattered, count * 8)[0] == fold(Type::I64, Reduce::bit_or, wide, r * count, count),
+            "reduce_scatter or");
+      check(group.download(into, count * 4)[0] == words32[2], "broadcast");
+      try {
+        group.dispatch(affine_program(8), std::vector<Bytes>{bytes(std::vector<std::uint32_t>(8, 1))},
+                       {{"out", vyre::host::Placement::gather()}});
+        check(false, "dispatch across processes was not refused");
+      } catch (const vyre::Error& error) {
+        check(error.code() == VYRE_ERR_UNSUPPORTED, "dispatch across processes: unsupported");
+      }
+    } catch (...) {
+      sync.arrive_and_drop();
+      throw;
+    }
+  });
+  CHECK(failures.empty());
+  CHECK_FALSE(std::filesystem::exists(file));  // rank 0 removed it after everyone joined
+  CHECK(nccl_stats().live_comms == live);
+}
+
+TEST_CASE("joining a group that spans processes: a stale id file, a rank 0 that never comes, a rank out of range") {
+  Scope scope;
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("vyre-group-stale-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()))).string();
+  { std::ofstream stale(file); stale << "old"; }
+  expect_error([&] { Group::join(open_backend("cuda"), file, 2, 0); }, VYRE_ERR_INVALID_ARGUMENT);
+  std::filesystem::remove(file);
+  expect_error([&] { Group::join(open_backend("cuda"), file, 2, 1, 50); }, VYRE_ERR_TIMEOUT);
+  expect_error([&] { Group::join(open_backend("cuda"), file, 2, 2); }, VYRE_ERR_INVALID_ARGUMENT);
+  {
+    ScopedEnv missing("VYRE_NCCL_LIBRARY", "/nonexistent/libnccl.so.2");
+    expect_error([&] { Group::join(open_backend("cuda"), file, 2, 0); }, VYRE_ERR_NO_DEVICE);
+    CHECK_FALSE(std::filesystem::exists(file));  // nothing written when no id could be made
+  }
 }

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -87,6 +88,7 @@ State& state() {
 }
 
 thread_local int group_depth = 0;
+thread_local std::vector<Clique*> group_joins;  // cliques this thread joined in its open group
 thread_local std::vector<std::pair<Post*, std::shared_ptr<Operation>>> group_posts;
 thread_local std::string last_error;
 
@@ -304,6 +306,22 @@ Result post(nccl::Comm handle, Post p, std::size_t send_bytes, std::size_t recv_
 
 std::size_t elements_bytes(std::size_t count, nccl::DataType type) { return count * type_size(type); }
 
+// Like the real library, joining returns once every rank of the clique joined (other threads
+// joining theirs, as processes would): wait, with the lock released, up to 10 s (false then).
+bool wait_for_ranks(const std::vector<Clique*>& cliques) {
+  for (int waited_ms = 0; waited_ms < 10000; ++waited_ms) {
+    bool complete = true;
+    {
+      Locked lock;
+      for (const Clique* clique : cliques)
+        for (const Comm* rank : clique->ranks) complete = complete && rank != nullptr;
+    }
+    if (complete) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 }  // namespace
 
 // ---- the entry points ---------------------------------------------------------------------------
@@ -322,7 +340,7 @@ FAKE_EXPORT Result ncclGetUniqueId(nccl::UniqueId* id) {
   return nccl::ncclSuccess;
 }
 
-FAKE_EXPORT Result ncclCommInitRank(nccl::Comm* out, int nranks, nccl::UniqueId id, int rank) {
+static Result join_rank(nccl::Comm* out, int nranks, const nccl::UniqueId& id, int rank, Clique** joined) {
   Locked lock;
   if (std::getenv("FAKE_NCCL_FAIL_INIT") != nullptr)
     return refuse(nccl::ncclSystemError, "FAKE_NCCL_FAIL_INIT is set");
@@ -346,6 +364,7 @@ FAKE_EXPORT Result ncclCommInitRank(nccl::Comm* out, int nranks, nccl::UniqueId 
     if (other != nullptr && other->device == device)
       return refuse(nccl::ncclInvalidUsage, "Duplicate GPU detected: two ranks on device " + std::to_string(device));
   }
+  if (group_depth > 0) group_joins.push_back(&clique);
   if (group_depth == 0 && nranks > 1) {
     for (const std::thread::id& joined : clique.joined_outside_group) {
       if (joined == std::this_thread::get_id())
@@ -362,6 +381,15 @@ FAKE_EXPORT Result ncclCommInitRank(nccl::Comm* out, int nranks, nccl::UniqueId 
   ++state().stats.live_comms;
   ++state().stats.inits;
   *out = reinterpret_cast<nccl::Comm>(comm);
+  *joined = &clique;
+  return nccl::ncclSuccess;
+}
+
+FAKE_EXPORT Result ncclCommInitRank(nccl::Comm* out, int nranks, nccl::UniqueId id, int rank) {
+  Clique* joined = nullptr;
+  const Result result = join_rank(out, nranks, id, rank, &joined);
+  if (result != nccl::ncclSuccess || group_depth > 0) return result;
+  if (!wait_for_ranks({joined})) return refuse(nccl::ncclSystemError, "ranks missing after 10 s");
   return nccl::ncclSuccess;
 }
 
@@ -406,6 +434,9 @@ FAKE_EXPORT Result ncclGroupStart() {
 FAKE_EXPORT Result ncclGroupEnd() {
   if (group_depth == 0) return refuse(nccl::ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
   if (--group_depth > 0) return nccl::ncclSuccess;
+  const std::vector<Clique*> joined = std::move(group_joins);
+  group_joins.clear();
+  if (!wait_for_ranks(joined)) return refuse(nccl::ncclSystemError, "ranks missing after 10 s");
   Locked lock;
   ++state().stats.groups;
   auto posts = std::move(group_posts);

@@ -10,7 +10,9 @@
  * shows up as a wrong result. Misuse is a violation (counted here and in the fake driver): ranks
  * that disagree on sizes, types or ops, a rank that never joins, a buffer of another device,
  * a stream of another device, two ranks on one device, multi-rank init from one thread outside
- * ncclGroupStart/End (the real library would hang).
+ * ncclGroupStart/End (the real library would hang). Like the real library, ncclCommInitRank (or the
+ * ncclGroupEnd closing it) returns once every rank of its clique joined, so ranks may join from
+ * several threads as processes would (waiting up to 10 s, then ncclSystemError).
  *
  * Environment: FAKE_NCCL_VERSION (default 22805), FAKE_NCCL_FAIL_INIT=1 (ncclCommInitRank returns
  * ncclSystemError), FAKE_NCCL_ASYNC_ERROR=N (ncclCommGetAsyncError reports N).
