@@ -3,13 +3,20 @@
 // through the exchange + fold kernel, in place; all_gather; reduce_scatter; broadcast), a large
 // xor that needs the fold's grid-stride loop, and ordering around resident dispatches. With two
 // visible devices, the same on a group of two (integers exact, float sums of two ranks exact and
-// repeatable); with fewer the two-device part says why it is skipped.
+// repeatable); with fewer the two-device part says why it is skipped. A group spanning processes
+// (Group::join, the NCCL id through a file): one rank here, and with two devices two processes
+// (this binary started again as rank 1).
 // Needs an NVIDIA GPU, else prints why and exits 77; needs NCCL (VYRE_NCCL_LIBRARY, or where
 // nccl_library.hpp looks, e.g. $VIRTUAL_ENV's nvidia-nccl-cu* wheel), else prints why and exits 77.
 #include <doctest/doctest.h>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -50,6 +57,35 @@ const bool kNccl = [] {
 }();
 
 int visible_devices() { return static_cast<int>(open_backend("cuda").devices().size()); }
+
+// A group spanning two processes: rank `rank` on device `rank` all-reduces (sum, and xor through
+// the exchange + fold) its seeded u32 data; true when both results equal the models.
+constexpr std::size_t kJoinCount = 100003;
+bool join_and_reduce(const std::string& file, std::uint32_t ranks, std::uint32_t rank) {
+  vyre::CreateOptions options;
+  options.device_ordinal = static_cast<int>(rank);
+  const Group group = Group::join(open_backend("cuda", options), file, ranks, rank, 120000);
+  const std::vector<ByteVector> parts = random_parts(Type::U32, static_cast<int>(ranks), kJoinCount, 555);
+  const GroupBuffers mine = group.alloc(kJoinCount * 4), sum = group.alloc(kJoinCount * 4), bits = group.alloc(kJoinCount * 4);
+  group.upload(mine, std::vector<Bytes>{parts[rank]});
+  group.all_reduce(mine, sum, Type::U32, Reduce::sum, kJoinCount);
+  group.all_reduce(mine, bits, Type::U32, Reduce::bit_xor, kJoinCount);
+  return group.download(sum, kJoinCount * 4)[0] == fold(Type::U32, Reduce::sum, parts, 0, kJoinCount) &&
+         group.download(bits, kJoinCount * 4)[0] == fold(Type::U32, Reduce::bit_xor, parts, 0, kJoinCount);
+}
+
+// The second process of the two-process case: this binary started again with
+// VYRE_GPU_TEST_JOIN_FILE set; it plays rank 1 and exits (0: its results were right).
+const bool kJoinChild = [] {
+  const char* file = std::getenv("VYRE_GPU_TEST_JOIN_FILE");
+  if (file == nullptr) return false;
+  try {
+    std::exit(join_and_reduce(file, 2, 1) ? 0 : 3);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "rank 1: %s\n", error.what());
+    std::exit(4);
+  }
+}();
 
 GroupBuffers with_data(const Group& group, const std::vector<ByteVector>& parts) {
   const GroupBuffers buffers = group.alloc(parts[0].size());
@@ -163,4 +199,35 @@ TEST_CASE("a group of two devices: every collective exact, float sums repeatable
   group.all_reduce(send, second, Type::F32, Reduce::sum, count);
   CHECK(group.download(first, count * 4) == group.download(second, count * 4));
   CHECK(group.download(first, count * 4)[1] == fold(Type::F32, Reduce::sum, parts, 0, count));
+}
+
+TEST_CASE("a group that spans processes: one rank (the id through a file, real NCCL), and two processes on two devices") {
+  const std::string file = "/tmp/vyre-gpu-join-" + std::to_string(getpid());
+  CHECK(join_and_reduce(file, 1, 0));
+  CHECK_FALSE(std::filesystem::exists(file));
+  if (visible_devices() < 2) {
+    MESSAGE("SKIP the two-process case: fewer than 2 CUDA devices visible");
+    return;
+  }
+  const std::string two = file + "-2";
+  const std::string env = "VYRE_GPU_TEST_JOIN_FILE=" + two;
+  std::vector<char*> child_env;
+  for (char** e = environ; *e != nullptr; ++e) child_env.push_back(*e);
+  child_env.push_back(const_cast<char*>(env.c_str()));
+  child_env.push_back(nullptr);
+  char self[] = "/proc/self/exe";
+  char* argv[] = {self, nullptr};
+  pid_t child = 0;
+  REQUIRE(posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv, child_env.data()) == 0);
+  bool ok = false;
+  try {
+    ok = join_and_reduce(two, 2, 0);
+  } catch (const vyre::Error& error) {
+    MESSAGE("rank 0: " << std::string(error.what()));
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(ok);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
