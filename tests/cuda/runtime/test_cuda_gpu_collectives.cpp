@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -199,6 +200,26 @@ TEST_CASE("a group of two devices: every collective exact, float sums repeatable
   group.all_reduce(send, second, Type::F32, Reduce::sum, count);
   CHECK(group.download(first, count * 4) == group.download(second, count * 4));
   CHECK(group.download(first, count * 4)[1] == fold(Type::F32, Reduce::sum, parts, 0, count));
+
+  // Bandwidth of a 1 GiB f32 all_reduce (reported, not checked): NCCL's bus bandwidth figure,
+  // 2 (n - 1) / n * bytes / time, averaged over 10 calls after 2 warm-ups; each call is waited
+  // for by downloading 4 bytes of its result (ordered after it).
+  constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+  const GroupBuffers big_send = group.alloc(gib), big_recv = group.alloc(gib);
+  auto once = [&] {
+    group.all_reduce(big_send, big_recv, Type::F32, Reduce::sum, gib / 4);
+    (void)group.download(big_recv, 4);
+  };
+  once();
+  once();
+  const auto start = std::chrono::steady_clock::now();
+  constexpr int kCalls = 10;
+  for (int i = 0; i < kCalls; ++i) once();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kCalls;
+  MESSAGE("all_reduce 1 GiB f32 over 2 devices: " << seconds * 1e3 << " ms per call, bus bandwidth "
+                                                   << (2.0 * (2 - 1) / 2) * static_cast<double>(gib) / seconds / 1e9
+                                                   << " GB/s (NCCL_ALGO=" << (std::getenv("NCCL_ALGO") ? std::getenv("NCCL_ALGO") : "default")
+                                                   << ")");
 }
 
 TEST_CASE("a group that spans processes: one rank (the id through a file, real NCCL), and two processes on two devices") {
