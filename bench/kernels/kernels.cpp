@@ -22,6 +22,9 @@ namespace {
 
 // ---- inputs ----------------------------------------------------------------------------------------
 
+// False while make_case builds only the program (Inputs::None): the data helpers return nothing.
+thread_local bool generate_data = true;
+
 std::uint64_t next(std::uint64_t& state) {  // splitmix64
   std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -43,12 +46,14 @@ std::vector<std::byte> bytes_of(const std::vector<T>& v) {
 }
 
 std::vector<std::byte> words(std::uint64_t n, std::uint64_t state) {
+  if (!generate_data) return {};
   std::vector<std::uint32_t> v(n);
   for (auto& w : v) w = static_cast<std::uint32_t>(next(state) >> 32);
   return bytes_of(v);
 }
 
 std::vector<std::byte> words64(std::uint64_t n, std::uint64_t state) {
+  if (!generate_data) return {};
   std::vector<std::uint64_t> v(n);
   for (auto& w : v) w = next(state);
   return bytes_of(v);
@@ -56,18 +61,21 @@ std::vector<std::byte> words64(std::uint64_t n, std::uint64_t state) {
 
 // Uniform in [lo, hi) with 24 random bits.
 std::vector<std::byte> floats(std::uint64_t n, float lo, float hi, std::uint64_t state) {
+  if (!generate_data) return {};
   std::vector<float> v(n);
   for (auto& x : v) x = lo + (hi - lo) * static_cast<float>(next(state) >> 40) * 0x1p-24f;
   return bytes_of(v);
 }
 
 std::vector<std::byte> doubles(std::uint64_t n, double lo, double hi, std::uint64_t state) {
+  if (!generate_data) return {};
   std::vector<double> v(n);
   for (auto& x : v) x = lo + (hi - lo) * static_cast<double>(next(state) >> 11) * 0x1p-53;
   return bytes_of(v);
 }
 
 std::vector<std::byte> halves(std::uint64_t n, float lo, float hi, std::uint64_t state) {
+  if (!generate_data) return {};
   std::vector<std::uint16_t> v(n);
   for (auto& x : v) x = f32_to_f16(lo + (hi - lo) * static_cast<float>(next(state) >> 40) * 0x1p-24f);
   return bytes_of(v);
@@ -87,7 +95,7 @@ KernelBuffer output(std::string name, Type element, std::uint64_t count, Toleran
   b.name = std::move(name);
   b.access = Access::Output;
   b.element = element;
-  b.data.assign(count * vyre::byte_size(element), std::byte{0});
+  if (generate_data) b.data.assign(count * vyre::byte_size(element), std::byte{0});
   b.tolerance = std::move(tolerance);
   b.reset = reset;
   return b;
@@ -658,8 +666,12 @@ std::vector<std::string> kernel_ids() {
   return out;
 }
 
-KernelCase make_case(std::string_view id, Size size, std::uint32_t multiprocessors, std::uint64_t seed) {
+KernelCase make_case(std::string_view id, Size size, std::uint32_t multiprocessors, std::uint64_t seed, Inputs inputs) {
   multiprocessors = std::max(1u, multiprocessors);
+  struct Generate {
+    explicit Generate(bool on) { generate_data = on; }
+    ~Generate() { generate_data = true; }
+  } generate(inputs == Inputs::Generate);
   KernelCase kc;
   if (id == "K1") kc = k1(size, seed);
   else if (id == "K2") kc = k2(size, seed);
@@ -677,7 +689,7 @@ KernelCase make_case(std::string_view id, Size size, std::uint32_t multiprocesso
     const auto& table = math_functions();
     for (std::uint32_t f = 0; f < table.size(); ++f)
       if (id.substr(4) == table[f].name) kc = k13(table[f], f, size, seed);
-    if (kc.buffers.empty()) throw std::invalid_argument(fmt::format("unknown K13 function in '{}'", id));
+    if (kc.program.body.empty()) throw std::invalid_argument(fmt::format("unknown K13 function in '{}'", id));
   } else {
     throw std::invalid_argument(fmt::format("unknown kernel case '{}'", id));
   }

@@ -59,6 +59,9 @@ struct KernelCase {
 };
 
 enum class Size { Full, Small };
+// Generate: the inputs and zeroed outputs in KernelBuffer::data. None: only the program, geometry
+// and buffer list (empty data), for tools that only compile (vyre-bench-ptx).
+enum class Inputs { Generate, None };
 
 // The ids of every kernel case in run order: K1..K12, then K13-<function> for every f32 function.
 std::vector<std::string> kernel_ids();
@@ -67,7 +70,8 @@ std::vector<std::string> k13_functions();
 
 // Build case `id` at `size`. `multiprocessors` sizes the grid-stride kernels (K4, K9, K10) the way a
 // CUDA programmer sizes them from the device. Throws std::invalid_argument for an unknown id.
-KernelCase make_case(std::string_view id, Size size, std::uint32_t multiprocessors, std::uint64_t seed);
+KernelCase make_case(std::string_view id, Size size, std::uint32_t multiprocessors, std::uint64_t seed,
+                     Inputs inputs = Inputs::Generate);
 
 // The outputs (read_write and output buffers, declaration order) of the same algorithm computed on
 // the host in plain C++.
