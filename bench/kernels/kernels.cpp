@@ -338,6 +338,7 @@ KernelCase k6(Size size, std::uint64_t seed) {
   b.store(out, i, fma(un(UnOp::Sin, x), un(UnOp::Exp, x * f32(0.25f)), t2));
   kc.program = b.build();
   kc.grid = {n / 256, 1, 1};
+  kc.explicit_grid = false;
   kc.params = {n};
   kc.buffers.push_back(input("x", Type::F32, floats(n, -4.0f, 4.0f, seed_of(seed, "K6"))));
   kc.buffers.push_back(output("out", Type::F32, n,
@@ -364,6 +365,7 @@ KernelCase k7(Size size, std::uint64_t seed) {
   b.store(out, i, un(UnOp::Exp, x) * un(UnOp::Log, x + f64(5.0)));
   kc.program = b.build();
   kc.grid = {n / 256, 1, 1};
+  kc.explicit_grid = false;
   kc.params = {n};
   kc.buffers.push_back(input("x", Type::F64, doubles(n, -4.0, 4.0, seed_of(seed, "K7"))));
   kc.buffers.push_back(output("out", Type::F64, n,
@@ -555,6 +557,7 @@ KernelCase k11(Size size, std::uint64_t seed) {
   b.store(out, i, var("h"));
   kc.program = b.build();
   kc.grid = {n / 256, 1, 1};
+  kc.explicit_grid = false;
   kc.params = {n, kHashMultiplier, kHashRounds};
   kc.buffers.push_back(input("keys", Type::U64, words64(n, seed_of(seed, "K11"))));
   kc.buffers.push_back(output("hashes", Type::U64, n, exact("integer arithmetic")));
@@ -579,6 +582,7 @@ KernelCase k12(Size size, std::uint64_t seed) {
   b.store(z, i, fma(alpha[u32(0)], x[i], y[i]));
   kc.program = b.build();
   kc.grid = {n / 256, 1, 1};
+  kc.explicit_grid = false;
   const float a = 1.7f;
   kc.params = {n, std::bit_cast<std::uint32_t>(a)};
   kc.buffers.push_back(input("alpha", Type::F32, bytes_of(std::vector<float>{a}), Access::Uniform));
@@ -636,6 +640,7 @@ KernelCase k13(const MathFunction& f, std::uint32_t index, Size size, std::uint6
   b.store(out, i, un(f.op, xs[i]));
   kc.program = b.build();
   kc.grid = {n / 256, 1, 1};
+  kc.explicit_grid = false;
   kc.params = {n, index};
   kc.buffers.push_back(input("x", Type::F32, floats(n, f.lo, f.hi, seed_of(seed, fmt::format("K13-{}", f.name)))));
   kc.buffers.push_back(output("out", Type::F32, n,
@@ -649,7 +654,7 @@ KernelCase k13(const MathFunction& f, std::uint32_t index, Size size, std::uint6
 
 vyre::DispatchConfig KernelCase::config() const {
   vyre::DispatchConfig c;
-  c.grid = grid;
+  if (explicit_grid) c.grid = grid;
   return c;
 }
 

@@ -48,7 +48,10 @@ struct KernelCase {
   std::string title;
   std::string twin;   // the twin's entry point in libvyre_kernel_twins.so ("vyre_twin_k1", ...)
   vyre::Program program;
-  std::array<std::uint32_t, 3> grid{1, 1, 1};   // workgroups per axis (explicit: both sides launch it)
+  std::array<std::uint32_t, 3> grid{1, 1, 1};   // workgroups per axis: the twin's grid, and vyre's when
+  bool explicit_grid = true;                     // ... this is set; elementwise kernels leave it to vyre's
+                                                 // default (one invocation per element of the output, the
+                                                 // same geometry), as a user dispatches them
   std::array<std::uint32_t, 3> block{1, 1, 1};  // = program.workgroup_size
   std::array<std::uint64_t, 8> params{};        // the twin's scalars (sizes, constants as bits)
   std::vector<KernelBuffer> buffers;

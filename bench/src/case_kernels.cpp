@@ -193,6 +193,7 @@ CaseResult run_one(Context& context, const std::string& id) {
   result.extra["elements"] = kc.elements;
   result.extra["grid"] = boost::json::array{kc.grid[0], kc.grid[1], kc.grid[2]};
   result.extra["workgroup"] = boost::json::array{kc.block[0], kc.block[1], kc.block[2]};
+  result.extra["vyre_grid"] = kc.explicit_grid ? "explicit (the same grid)" : "default (one invocation per element)";
   result.extra["size"] = size == k::Size::Full ? "full" : "small";
   result.warmup = context.warmup(3);
 
