@@ -103,8 +103,15 @@ if [ "$stage" = all ] || [ "$stage" = run ]; then
     if [ -x "$cuobjdump" ]; then
       for cubin in "$work"/ptx/K*.cubin; do "$cuobjdump" --dump-sass "$cubin" >"${cubin%.cubin}.sass" 2>&1; done
       "$cuobjdump" --dump-sass "$build/bin/libvyre_kernel_twins.so" >"$work/ptx/twins.sass" 2>&1
-      "$cuobjdump" --dump-ptx "$build/bin/libvyre_kernel_twins.so" >"$work/ptx/twins.ptx" 2>&1
     fi
+    # The twins' PTX and ptxas's resource report, with the flags of the library's build.
+    for cu in bench/kernels/k*.cu; do
+      name=twin_$(basename "${cu%.cu}")
+      "$nvcc" -O3 -arch=sm_90 -ftz=false -prec-div=true -prec-sqrt=true -std=c++17 -Ibench/kernels -ptx "$cu" \
+        -o "$work/ptx/$name.ptx" >/dev/null 2>&1
+      "$nvcc" -O3 -arch=sm_90 -ftz=false -prec-div=true -prec-sqrt=true -std=c++17 -Ibench/kernels -cubin \
+        -Xptxas -v "$cu" -o "$work/ptx/$name.cubin" >"$work/ptx/$name.ptxas.txt" 2>&1
+    done
     rm -f "$work"/ptx/P*.* "$work"/ptx/*.cubin
   fi
   stamp "vyre-bench ${CASES:---kernels} (reps ${REPS:-20}, warm-up ${WARMUP:-3})"
