@@ -699,6 +699,7 @@ KernelCase make_case(std::string_view id, Size size, std::uint32_t multiprocesso
     throw std::invalid_argument(fmt::format("unknown kernel case '{}'", id));
   }
   kc.id = std::string(id);
+  kc.cheap_host = id == "K4" || id == "K5" || id == "K8" || id == "K9" || id == "K10" || id == "K11" || id == "K12";
   std::string twin = kc.id.starts_with("K13-") ? std::string("k13") : kc.id;
   for (char& c : twin) c = static_cast<char>(c == 'K' ? 'k' : c);
   kc.twin = "vyre_twin_" + twin;

@@ -57,6 +57,8 @@ struct KernelCase {
   std::vector<KernelBuffer> buffers;
   std::uint64_t bytes_moved = 0;  // compulsory global traffic of one run (bandwidth figure)
   std::uint64_t elements = 0;     // the problem size, for the JSON
+  bool cheap_host = false;        // host_outputs at the full size takes seconds, not minutes: vyre-bench
+                                  // checks vyre against it too (integer and fma-only kernels but K1)
 
   vyre::DispatchConfig config() const;
 };

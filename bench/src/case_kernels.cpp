@@ -242,6 +242,25 @@ CaseResult run_one(Context& context, const std::string& id) {
                                        b.data.size() / vyre::byte_size(b.element), tolerance_text(b.tolerance),
                                        c.first_failure));
   }
+  // Where the host computation is cheap, vyre against it as well (an error both compilers share
+  // would otherwise pass).
+  if (kc.cheap_host || size == k::Size::Small) {
+    context.note(fmt::format("{}: the host computation", id));
+    const auto host = k::host_outputs(kc);
+    std::size_t h = 0;
+    for (const auto& b : kc.buffers) {
+      if (!b.is_output()) continue;
+      const k::Comparison c = k::compare(b, host[h], vyre_run.outputs[h]);
+      ++h;
+      ok = ok && c.ok;
+      checks[b.name + "_vs_host"] =
+          boost::json::object{{"tolerance", tolerance_text(b.tolerance)}, {"mismatches", c.mismatches},
+                              {"max_ulp", c.max_ulp}, {"max_abs", c.max_abs}, {"first_failure", c.first_failure}};
+      lines.push_back(c.ok ? fmt::format("{} {} of the host", b.name, tolerance_text(b.tolerance))
+                           : fmt::format("{} against the host: {} mismatches; first {}", b.name, c.mismatches,
+                                         c.first_failure));
+    }
+  }
   result.extra["checks"] = std::move(checks);
   std::string what;
   for (const auto& l : lines) what += (what.empty() ? "" : "; ") + l;
