@@ -45,40 +45,38 @@ std::vector<std::byte> bytes_of(const std::vector<T>& v) {
   return out;
 }
 
-std::vector<std::byte> words(std::uint64_t n, std::uint64_t state) {
+// n values of T from gen(), straight into bytes (one pass, no intermediate vector).
+template <typename T, typename Gen>
+std::vector<std::byte> fill(std::uint64_t n, Gen gen) {
   if (!generate_data) return {};
-  std::vector<std::uint32_t> v(n);
-  for (auto& w : v) w = static_cast<std::uint32_t>(next(state) >> 32);
-  return bytes_of(v);
+  std::vector<std::byte> out(n * sizeof(T));
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const T v = gen();
+    std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
+  }
+  return out;
+}
+
+std::vector<std::byte> words(std::uint64_t n, std::uint64_t state) {
+  return fill<std::uint32_t>(n, [&] { return static_cast<std::uint32_t>(next(state) >> 32); });
 }
 
 std::vector<std::byte> words64(std::uint64_t n, std::uint64_t state) {
-  if (!generate_data) return {};
-  std::vector<std::uint64_t> v(n);
-  for (auto& w : v) w = next(state);
-  return bytes_of(v);
+  return fill<std::uint64_t>(n, [&] { return next(state); });
 }
 
 // Uniform in [lo, hi) with 24 random bits.
 std::vector<std::byte> floats(std::uint64_t n, float lo, float hi, std::uint64_t state) {
-  if (!generate_data) return {};
-  std::vector<float> v(n);
-  for (auto& x : v) x = lo + (hi - lo) * static_cast<float>(next(state) >> 40) * 0x1p-24f;
-  return bytes_of(v);
+  return fill<float>(n, [&] { return lo + (hi - lo) * static_cast<float>(next(state) >> 40) * 0x1p-24f; });
 }
 
 std::vector<std::byte> doubles(std::uint64_t n, double lo, double hi, std::uint64_t state) {
-  if (!generate_data) return {};
-  std::vector<double> v(n);
-  for (auto& x : v) x = lo + (hi - lo) * static_cast<double>(next(state) >> 11) * 0x1p-53;
-  return bytes_of(v);
+  return fill<double>(n, [&] { return lo + (hi - lo) * static_cast<double>(next(state) >> 11) * 0x1p-53; });
 }
 
 std::vector<std::byte> halves(std::uint64_t n, float lo, float hi, std::uint64_t state) {
-  if (!generate_data) return {};
-  std::vector<std::uint16_t> v(n);
-  for (auto& x : v) x = f32_to_f16(lo + (hi - lo) * static_cast<float>(next(state) >> 40) * 0x1p-24f);
-  return bytes_of(v);
+  return fill<std::uint16_t>(
+      n, [&] { return f32_to_f16(lo + (hi - lo) * static_cast<float>(next(state) >> 40) * 0x1p-24f); });
 }
 
 KernelBuffer input(std::string name, Type element, std::vector<std::byte> data, Access access = Access::Read) {

@@ -29,6 +29,14 @@ std::vector<std::byte> bytes_of(const std::vector<T>& v) {
   return out;
 }
 
+// Element i of a byte buffer holding T (no copy of the buffer: the 256M-element cases are large).
+template <typename T>
+T at(const std::vector<std::byte>& bytes, std::size_t i) {
+  T v;
+  std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
 const std::vector<std::byte>& data_of(const KernelCase& kc, const std::string& name) {
   for (const auto& b : kc.buffers)
     if (b.name == name) return b.data;
@@ -123,7 +131,8 @@ std::vector<std::vector<std::byte>> k3(const KernelCase& kc) {
 
 std::vector<std::vector<std::byte>> k4(const KernelCase& kc) {
   std::vector<std::uint32_t> bins(256, 0);
-  for (std::uint32_t v : as<std::uint32_t>(data_of(kc, "data"))) ++bins[v >> 24];
+  const auto& data = data_of(kc, "data");
+  for (std::size_t i = 0; i < data.size() / 4; ++i) ++bins[at<std::uint32_t>(data, i) >> 24];
   return {bytes_of(bins)};
 }
 
@@ -180,10 +189,11 @@ std::vector<std::vector<std::byte>> k8(const KernelCase& kc) {
 }
 
 std::vector<std::vector<std::byte>> k9(const KernelCase& kc) {
-  const auto data = as<std::uint32_t>(data_of(kc, "data"));
+  const auto& data = data_of(kc, "data");
   std::uint32_t lo = 0xFFFFFFFFu, hi = 0;
   std::uint64_t sum = 0;
-  for (std::uint32_t v : data) {
+  for (std::size_t i = 0; i < data.size() / 4; ++i) {
+    const auto v = at<std::uint32_t>(data, i);
     lo = std::min(lo, v);
     hi = std::max(hi, v);
     sum += v;
@@ -210,12 +220,15 @@ std::vector<std::vector<std::byte>> k11(const KernelCase& kc) {
 }
 
 std::vector<std::vector<std::byte>> k12(const KernelCase& kc) {
-  const float a = as<float>(data_of(kc, "alpha"))[0];
-  const auto x = as<float>(data_of(kc, "x"));
-  const auto y = as<float>(data_of(kc, "y"));
-  std::vector<float> z(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) z[i] = std::fma(a, x[i], y[i]);
-  return {bytes_of(z)};
+  const float a = at<float>(data_of(kc, "alpha"), 0);
+  const auto& x = data_of(kc, "x");
+  const auto& y = data_of(kc, "y");
+  std::vector<std::byte> z(x.size());
+  for (std::size_t i = 0; i < x.size() / 4; ++i) {
+    const float v = std::fma(a, at<float>(x, i), at<float>(y, i));
+    std::memcpy(z.data() + i * 4, &v, 4);
+  }
+  return {std::move(z)};
 }
 
 std::vector<std::vector<std::byte>> k13(const KernelCase& kc) {
