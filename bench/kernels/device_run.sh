@@ -9,7 +9,8 @@
 # Everything lands in $OUT/kernels and is tarred into $OUT/kernels.tgz at the end (also when a step
 # fails or the call is stopped); results.md, progress.txt and vyre-bench.txt are copied to $OUT too,
 # so that a run cut short still returns them. The build directory is kept: when a call stops at its
-# time limit during the build, running the same command again continues where it stopped.
+# time limit during the build, running the same command again continues where it stopped. Where one
+# call may not hold the build and the run (10 minutes), split it: STAGE=build, then STAGE=run.
 #
 # Knobs: BUILD_DIR (default build-kernels), JOBS (16), NVCC (default: on PATH, else
 # /usr/local/cuda/bin/nvcc), CASES (default "--kernels"; e.g. "--case K1 --case K13"), REPS (20),
@@ -96,6 +97,10 @@ fi
 
 # ---- run -----------------------------------------------------------------------------------------------
 if [ "$stage" = all ] || [ "$stage" = run ]; then
+  if [ ! -x "$build/bin/vyre-bench" ]; then
+    stamp "no vyre-bench in $build: run with STAGE=build (or STAGE=all) first"
+    exit 1
+  fi
   if [ "${SKIP_PTX:-0}" != 1 ] && [ -x "$build/bin/vyre-bench-ptx" ]; then
     stamp "PTX, ptxas report and SASS of every K kernel: vyre (ptx/K*.{ptx,sass}) and nvcc (ptx/twins.*)"
     "$build/bin/vyre-bench-ptx" "$work/ptx" >"$work/logs/ptx.txt" 2>&1
