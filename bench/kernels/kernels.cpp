@@ -692,9 +692,10 @@ KernelCase make_case(std::string_view id, Size size, std::uint32_t multiprocesso
     const auto& table = math_functions();
     for (std::uint32_t f = 0; f < table.size(); ++f)
       if (id.substr(4) == table[f].name) kc = k13(table[f], f, size, seed);
-    if (kc.program.body.empty()) throw std::invalid_argument(fmt::format("unknown K13 function in '{}'", id));
+    if (kc.program.body.empty()) throw std::invalid_argument(
+          fmt::format("unknown K13 function in '{}'. Fix: use one of k13_functions() (vyre-bench --list).", id));
   } else {
-    throw std::invalid_argument(fmt::format("unknown kernel case '{}'", id));
+    throw std::invalid_argument(fmt::format("unknown kernel case '{}'. Fix: use one of kernel_ids().", id));
   }
   kc.id = std::string(id);
   kc.cheap_host = id == "K4" || id == "K5" || id == "K8" || id == "K9" || id == "K10" || id == "K11" || id == "K12";

@@ -40,7 +40,7 @@ T at(const std::vector<std::byte>& bytes, std::size_t i) {
 const std::vector<std::byte>& data_of(const KernelCase& kc, const std::string& name) {
   for (const auto& b : kc.buffers)
     if (b.name == name) return b.data;
-  throw std::invalid_argument(fmt::format("{} has no buffer '{}'", kc.id, name));
+  throw std::invalid_argument(fmt::format("{} has no buffer '{}'. Fix: keep reference.cpp and kernels.cpp in step.", kc.id, name));
 }
 
 float f(double v) { return static_cast<float>(v); }
@@ -254,7 +254,7 @@ std::vector<std::vector<std::byte>> k13(const KernelCase& kc) {
     else if (fn == "sqrt") r = std::sqrt(v);
     else if (fn == "inverse_sqrt") r = 1.0L / std::sqrt(v);
     else if (fn == "reciprocal") r = 1.0L / v;
-    else throw std::invalid_argument(fmt::format("no host computation for {}", kc.id));
+    else throw std::invalid_argument(fmt::format("no host computation for {}. Fix: add it to reference.cpp.", kc.id));
     out[i] = static_cast<float>(r);
   }
   // sqrt and reciprocal must be correctly rounded: compute those in f32 directly.
@@ -322,7 +322,7 @@ std::vector<std::vector<std::byte>> host_outputs(const KernelCase& kc) {
   if (id == "K11") return k11(kc);
   if (id == "K12") return k12(kc);
   if (id.starts_with("K13-")) return k13(kc);
-  throw std::invalid_argument(fmt::format("no host computation for kernel case '{}'", id));
+  throw std::invalid_argument(fmt::format("no host computation for kernel case '{}'. Fix: add it to reference.cpp.", id));
 }
 
 Comparison compare(const KernelBuffer& b, std::span<const std::byte> expected, std::span<const std::byte> actual) {

@@ -143,7 +143,9 @@ struct TwinRun {
 TwinRun run_twin(Context& context, const k::KernelCase& kc) {
   const vyre_twin_fn fn = Twins::get(context).entry(kc.twin);
   if (kc.buffers.size() > VYRE_TWIN_MAX_BUFFERS)
-    throw std::runtime_error(fmt::format("{} has more buffers than the twin ABI carries", kc.id));
+    throw std::runtime_error(fmt::format("{} has more buffers than the twin ABI carries. Fix: raise "
+                                         "VYRE_TWIN_MAX_BUFFERS in twin_abi.h and rebuild both sides.",
+                                         kc.id));
   TwinRun run;
   // Outputs get their own copies (read_write ones start from the input); inputs are only read.
   std::vector<std::vector<std::byte>> copies;
