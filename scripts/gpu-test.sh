@@ -228,7 +228,10 @@ run_python() {
   fi
   run_step build-python 600 cmake --build "$build" -j "$jobs" --target vyre_python python_reference_programs \
     vyre_reference_cpu vyre_cuda || return 1
+  # PYTEST_DISABLE_PLUGIN_AUTOLOAD: the tests need no third-party pytest plugins, and the GPU
+  # machine's venv autoloads many (jaxtyping, hypothesis, benchmark, cov, ...).
   run_step python-gpu 600 env PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 VYRE_SOURCE_DIR="$root" \
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
     VYRE_REFERENCE_PROGRAMS_TOOL="$build/bin/python_reference_programs" \
     "$py" -m pytest -v -rs -p no:cacheprovider "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py"
   local counts
