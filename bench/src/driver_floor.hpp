@@ -1,8 +1,8 @@
 // The CUDA driver's own launch floor, measured in the same run as P3 (issue 11 part 4): the same
 // 1024-element u32 xor (4 blocks of 256) launched `count` times back to back with cuLaunchKernel on
 // one non-blocking stream, without vyre. P3's goal is vyre's enqueue time at most 0.3 us above it.
-// The driver library is opened at run time (libcuda.so.1), as the cuda plugin does, so vyre-bench
-// still builds and runs without one. bench/floor/driver_floor.cpp measures more driver paths by hand.
+// The kernel and driver come from driver_kernel.hpp (libcuda opened at run time, so vyre-bench still
+// builds and runs without one). bench/floor/driver_floor.cpp measures more driver paths by hand.
 #pragma once
 
 #include <cstdint>
