@@ -29,6 +29,8 @@ GOALS = {
     "P7": {"kind": "ratio", "op": ">=", "target": 0.9, "baseline": "external"},
     # C1: `vyre run` of a tiny program on cuda, whole process, over a raw-driver program (same run).
     "C1": {"kind": "above", "op": "<=", "target": 30.0, "unit": "ms above", "baseline": "vyre:driver_program"},
+    # M1: Group::all_reduce's bandwidth over torch.distributed.all_reduce's (baselines/torch_allreduce.py).
+    "M1": {"kind": "ratio", "op": ">=", "target": 0.95, "baseline": "external"},
     # M2: the group's bandwidth over one device's, same run (two GPUs: at least 1.8x).
     "M2": {"kind": "ratio", "op": ">=", "target": 1.8, "baseline": "vyre:one_device"},
     "R1": {"kind": "absolute", "op": "<=", "target": 30.0, "unit": "ms", "baseline": None},
