@@ -44,7 +44,7 @@ void emit_store_node(FunctionEmitter& f, const Node& node) {
   }
   Value index = emit_expr(f, node.exprs[0]);
   Value value = emit_expr(f, node.exprs[1]);
-  emit_store(f, element_ref(f, buffer, index), value);
+  emit_store(f, element_ref(f, buffer, index, needs_bounds_check(f, node)), value);
 }
 
 void emit_if(FunctionEmitter& f, const Node& node) {

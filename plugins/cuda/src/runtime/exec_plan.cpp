@@ -106,7 +106,8 @@ ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const Laun
   plan.shard = shard;
   if (geometry.empty() || (shard && (shard->empty() || planned_invocations(plan).size() == 0))) return plan;
   check_dispatch_size(geometry);
-  const LoadedModule& module = shard ? program.sharded_module(runtime.modules()) : program.module();
+  // The module specialised to this launch's workgroup size (workgroup_override included).
+  const LoadedModule& module = program.module_for(runtime.modules(), geometry.workgroup, shard.has_value());
   plan.grid = geometry.grid;
   if (shard) plan.grid[0] = shard->count;
   check_kernel(runtime, module.whole, plan);

@@ -38,7 +38,9 @@ Value get_or_make(std::mutex& mutex, std::map<std::string, std::shared_future<Va
 
 std::string module_cache_key(const std::string& fingerprint, const Target& target,
                              const LowerOptions& options) {
-  return fingerprint + "|" + target.name() + "|" + kCodegenConfig + (options.sharded ? "|sharded" : "");
+  std::string key = fingerprint + "|" + target.name() + "|" + kCodegenConfig + (options.sharded ? "|sharded" : "");
+  if (const auto& wg = options.workgroup) key += "|wg=" + std::to_string((*wg)[0]) + "x" + std::to_string((*wg)[1]) + "x" + std::to_string((*wg)[2]);
+  return key;
 }
 
 std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, const Program& program,

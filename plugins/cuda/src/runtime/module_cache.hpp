@@ -19,9 +19,11 @@ namespace vyre::cuda {
 
 // Everything besides the program and target that changes the PTX the emitter produces. Bump the
 // version whenever the lowering contract changes meaning.
-inline constexpr const char* kCodegenConfig = "vyre-ptx-lowering/1";
+inline constexpr const char* kCodegenConfig = "vyre-ptx-lowering/2";
 
-// "<fingerprint>|sm_90|vyre-ptx-lowering/1", with "|sharded" for LowerOptions::sharded.
+// "<fingerprint>|sm_90|vyre-ptx-lowering/2", with "|sharded" for LowerOptions::sharded and
+// "|wg=XxYxZ" for LowerOptions::workgroup (the optimizer specialises a module to its launch
+// workgroup size, so each size is its own module).
 std::string module_cache_key(const std::string& fingerprint, const Target& target,
                              const LowerOptions& options = {});
 
