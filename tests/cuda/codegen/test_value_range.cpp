@@ -1,13 +1,16 @@
-// The CUDA optimizer's value-range analysis (plugins/cuda/src/optimize/value_range.hpp) and its use
-// by the emitter: a bounds check is dropped where the index is provably in range, and kept wherever
-// an index can exceed the buffer (data-dependent indices, loops past the end, wrap-around, a launch
-// workgroup larger than the declared one, guards on another buffer or an assigned variable).
+// The CUDA optimizer (plugins/cuda/src/optimize/): the value-range analysis and its use by the
+// emitter (a bounds check is dropped where the index is provably in range, and kept wherever an
+// index can exceed the buffer: data-dependent indices, loops past the end, wrap-around, a launch
+// workgroup larger than the declared one, guards on another buffer or an assigned variable), and
+// the unrolling of small constant-trip loops.
 #include <doctest/doctest.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "lowering.hpp"
+#include "optimize/unroll.hpp"
 #include "optimize/value_range.hpp"
 #include "ptx_text.hpp"
 #include "vyre/builder.hpp"
@@ -205,24 +208,27 @@ TEST_CASE("the emitted matmul PTX: tile accesses unpredicated for its declared w
   const AccessCounts shared = accesses(exact.ptx, "shared");
   const std::size_t zeroing = zeroing_loops(exact.ptx);
   CHECK(zeroing == 1);
+  // The 16-trip k loop is unrolled (optimize/unroll.hpp): its two tile loads appear 16 times each.
   CHECK(shared.checked == 0);
-  CHECK(shared.unchecked == 4 + zeroing);
+  CHECK(shared.unchecked == 2 + 2 * 16 + zeroing);
   const AccessCounts global = accesses(exact.ptx, "global");
   CHECK(global.checked == 3);  // a, b loads and the c store
   CHECK(global.unchecked == 0);
   CHECK(exact.ptx.find(".reqntid 16, 16, 1") != std::string::npos);
 
   const auto wider = cuda::lower(program, cuda::Target{90}, cuda::LowerOptions{.workgroup = Workgroup{32, 16, 1}});
-  CHECK(accesses(wider.ptx, "shared").checked == 3);
+  CHECK(accesses(wider.ptx, "shared").checked == 2 + 16);  // the stores and tb[k * 16 + lx]
+  CHECK(accesses(wider.ptx, "shared").unchecked == 16 + zeroing);  // ta[ly * 16 + k]
   CHECK(wider.ptx.find(".reqntid 32, 16, 1") != std::string::npos);
 
   const auto plain = cuda::lower(program, cuda::Target{90});
-  CHECK(accesses(plain.ptx, "shared").checked == 4);
+  CHECK(accesses(plain.ptx, "shared").checked == 2 + 2 * 16);
   CHECK(plain.ptx.find(".reqntid") == std::string::npos);
 
   const auto off = cuda::lower(program, cuda::Target{90},
                                cuda::LowerOptions{.workgroup = Workgroup{16, 16, 1}, .optimize = false});
-  CHECK(accesses(off.ptx, "shared").checked == 4);
+  CHECK(accesses(off.ptx, "shared").checked == 4);  // no optimizer: no unrolling either
+  CHECK(off.ptx.find("unrolled") == std::string::npos);
 }
 
 TEST_CASE("indices a loop, the data or wrap-around can push out of range keep their checks") {
@@ -331,4 +337,86 @@ TEST_CASE("atomics and loads on workgroup buffers are proved like stores") {
   const auto lowered = cuda::lower(program, cuda::Target{90}, cuda::LowerOptions{.workgroup = Workgroup{256, 1, 1}});
   CHECK(count(lowered.ptx, "\n  atom.relaxed.gpu.shared.add.u32") == 1);
   CHECK(accesses(lowered.ptx, "global").checked == 1);
+}
+
+namespace {
+
+// Program with one loop `k` over [from, to) storing k into tile[k % 16] (and nothing else).
+vyre::Program counting_loop(vyre::Expr from, vyre::Expr to, bool with_inner_loop = false) {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto in = b.buffer("in", Access::Read, Type::U32);
+  auto tile = b.buffer("tile", Access::Workgroup, Type::U32, 16);
+  b.let("unused", in.len());
+  b.loop("k", std::move(from), std::move(to), [&](vyre::Expr k) {
+    b.store(tile, k % u32(16), k);
+    if (with_inner_loop) b.loop("j", u32(0), u32(2), [&](vyre::Expr j) { b.store(tile, j, k); });
+  });
+  return b.build();
+}
+
+const vyre::Node& first_loop(const vyre::Program& p) {
+  for (const vyre::Node& n : p.body)
+    if (n.kind == vyre::NodeKind::Loop) return n;
+  FAIL("no loop");
+  return p.body.front();
+}
+
+std::optional<opt::UnrollPlan> plan_of(const vyre::Program& p) {
+  vyre::validate_or_throw(p);
+  const opt::RangeAnalysis ranges(p, opt::RangeAssumptions{Workgroup{32, 1, 1}});
+  return opt::unroll_plan(first_loop(p), ranges);
+}
+
+}  // namespace
+
+TEST_CASE("unrolling: constant bounds with at most 16 trips, a small body and no inner loop") {
+  auto four = plan_of(counting_loop(u32(0), u32(4)));
+  REQUIRE(four);
+  CHECK((four->from == 0 && four->to == 4));
+  CHECK(plan_of(counting_loop(u32(3), u32(19))));                   // 16 trips
+  CHECK_FALSE(plan_of(counting_loop(u32(3), u32(20))));             // 17
+  CHECK(plan_of(counting_loop(u32(64) / u32(16), u32(4) * u32(3))));  // constant expressions
+  CHECK_FALSE(plan_of(counting_loop(u32(0), buf_len("in"))));        // a launch value
+  CHECK_FALSE(plan_of(counting_loop(u32(0), load("in", u32(0)) & u32(3))));  // a load: not stable
+  CHECK_FALSE(plan_of(counting_loop(u32(0), u32(4), true)));        // an inner loop
+  auto empty = plan_of(counting_loop(u32(5), u32(2)));              // no iteration
+  REQUIRE(empty);
+  CHECK(empty->to <= empty->from);
+
+  // A body over kMaxUnrolledBodySize is left rolled.
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto tile = b.buffer("tile", Access::Workgroup, Type::U32, 16);
+  b.loop("k", u32(0), u32(2), [&](vyre::Expr k) {
+    vyre::Expr big = k;
+    for (int i = 0; i < 40; ++i) big = big + u32(1);
+    b.store(tile, u32(0), big);
+  });
+  CHECK_FALSE(plan_of(b.build()));
+}
+
+TEST_CASE("an unrolled loop's PTX: one copy of the body per iteration, no loop branch") {
+  const vyre::Program program = counting_loop(u32(2), u32(6));
+  vyre::validate_or_throw(program);
+  const auto lowered = cuda::lower(program, cuda::Target{90}, cuda::LowerOptions{.workgroup = Workgroup{32, 1, 1}});
+  CHECK(lowered.ptx.find("// loop k unrolled: 2 to 6") != std::string::npos);
+  CHECK(lowered.ptx.find("$L_loop") == std::string::npos);
+  // Each copy holds its iteration's k as a literal; the four stores need no bounds check (k % 16).
+  for (int k = 2; k < 6; ++k) {
+    INFO("k = " << k);
+    CHECK(std::regex_search(lowered.ptx, std::regex("mov\\.b32 %r[0-9]+, 0x0000000" + std::to_string(k) + ";")));
+  }
+  const AccessCounts shared = accesses(lowered.ptx, "shared");
+  CHECK(shared.checked == 0);
+  CHECK(shared.unchecked == 4 + zeroing_loops(lowered.ptx));
+
+  const vyre::Program none = counting_loop(u32(5), u32(2));
+  const auto empty = cuda::lower(none, cuda::Target{90}, cuda::LowerOptions{.workgroup = Workgroup{32, 1, 1}});
+  CHECK(accesses(empty.ptx, "shared").unchecked == zeroing_loops(empty.ptx));  // no store at all
+
+  const vyre::Program rolled = counting_loop(u32(0), buf_len("in"));
+  const auto kept = cuda::lower(rolled, cuda::Target{90}, cuda::LowerOptions{.workgroup = Workgroup{32, 1, 1}});
+  CHECK(kept.ptx.find("$L_loop") != std::string::npos);
+  CHECK(kept.ptx.find("unrolled") == std::string::npos);
 }

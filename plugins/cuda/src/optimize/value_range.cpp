@@ -295,6 +295,12 @@ bool always_exits(const std::vector<Node>& body) { return std::any_of(body.begin
 
 Interval full_range(Type t) { return full(width(t)); }
 
+std::optional<std::pair<std::uint32_t, std::uint32_t>> RangeAnalysis::constant_bounds(const Node& loop) const {
+  auto found = constant_loops_.find(&loop);
+  if (found == constant_loops_.end()) return std::nullopt;
+  return found->second;
+}
+
 std::optional<Interval> RangeAnalysis::range(const Expr& expr) const {
   auto found = ranges_.find(&expr);
   if (found == ranges_.end()) return std::nullopt;
@@ -415,6 +421,11 @@ class RangeWalk {
     if (n.exprs.size() < 2) return;
     Info from = eval(n.exprs[0], true);
     Info to = eval(n.exprs[1], true);
+    const bool constant = from.canon && to.canon && from.range && to.range && from.range->lo == from.range->hi &&
+                          to.range->lo == to.range->hi;
+    if (constant) {
+      out_.constant_loops_[&n] = {static_cast<std::uint32_t>(from.range->lo), static_cast<std::uint32_t>(to.range->lo)};
+    }
     Binding counter;
     counter.id = next_id_++;
     counter.type = Type::U32;

@@ -38,6 +38,7 @@
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "vyre/ir.hpp"
 
@@ -73,6 +74,10 @@ class RangeAnalysis {
   bool in_bounds(const Expr& access) const { return proven_.count(&access) != 0; }
   bool in_bounds(const Node& store) const { return proven_.count(&store) != 0; }
 
+  // A Loop node whose bounds are constant and side-effect free (stable expressions of one value):
+  // its [from, to). nullopt for any other loop or node.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> constant_bounds(const Node& loop) const;
+
   // Loads, stores and atomics seen / proven in bounds (for tests and statistics).
   std::size_t accesses() const { return accesses_; }
   std::size_t proven() const { return proven_.size(); }
@@ -81,6 +86,7 @@ class RangeAnalysis {
   friend class RangeWalk;
   std::unordered_map<const Expr*, Interval> ranges_;
   std::unordered_set<const void*> proven_;
+  std::unordered_map<const Node*, std::pair<std::uint32_t, std::uint32_t>> constant_loops_;
   std::size_t accesses_ = 0;
 };
 

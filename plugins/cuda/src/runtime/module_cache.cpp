@@ -40,6 +40,7 @@ std::string module_cache_key(const std::string& fingerprint, const Target& targe
                              const LowerOptions& options) {
   std::string key = fingerprint + "|" + target.name() + "|" + kCodegenConfig + (options.sharded ? "|sharded" : "");
   if (const auto& wg = options.workgroup) key += "|wg=" + std::to_string((*wg)[0]) + "x" + std::to_string((*wg)[1]) + "x" + std::to_string((*wg)[2]);
+  if (!options.optimize) key += "|noopt";
   return key;
 }
 
@@ -54,8 +55,8 @@ std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, co
   });
 }
 
-ModuleCache::ModuleCache(const Context& context, Telemetry& telemetry, Target target)
-    : context_(context), telemetry_(telemetry), target_(target) {}
+ModuleCache::ModuleCache(const Context& context, Telemetry& telemetry, Target target, bool optimize)
+    : context_(context), telemetry_(telemetry), target_(target), optimize_(optimize) {}
 
 ModuleCache::~ModuleCache() {
   for (auto& [key, entry] : modules_) {
@@ -69,7 +70,9 @@ ModuleCache::~ModuleCache() {
 }
 
 std::shared_ptr<const LoadedModule> ModuleCache::get(const Program& program, const std::string& fingerprint,
-                                                     const LowerOptions& options) {
+                                                     const LowerOptions& requested) {
+  LowerOptions options = requested;
+  options.optimize = options.optimize && optimize_;
   const std::string key = module_cache_key(fingerprint, target_, options);
   return get_or_make(mutex_, modules_, key, telemetry_.module_hits, telemetry_.module_misses, [&] {
     auto lowered = lowered_program(key, program, target_, options, telemetry_);
