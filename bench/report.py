@@ -11,6 +11,7 @@ Standard library only.
 """
 import argparse
 import json
+import math
 import os
 
 # id -> the goal. "ratio": vyre/baseline of the medians against `target`; "absolute": vyre's
@@ -32,6 +33,72 @@ GOALS = {
 }
 BASELINE_NAMES = {"P4": "the same launches enqueued one by one (vyre)"}
 
+# The kernel suite (K1..K13, bench/kernels/): vyre's device time over its nvcc twin's, measured in the
+# same vyre-bench run (extra.nvcc). Every case at most 1.10; the geometric mean at most 1.00, where
+# K13's functions count as one case (their own geometric mean) so that K13 weighs like the others.
+KERNEL_GOAL = {"kind": "ratio", "op": "<=", "target": 1.10, "baseline": "twin"}
+KERNEL_GEOMEAN_TARGET = 1.00
+
+
+def goal_for(case_id):
+    if case_id in GOALS:
+        return GOALS[case_id]
+    if is_kernel(case_id):
+        return KERNEL_GOAL
+    return {"kind": "none"}
+
+
+def is_kernel(case_id):
+    return len(case_id) > 1 and case_id[0] == "K" and case_id[1].isdigit()
+
+
+def geomean(values):
+    values = [v for v in values if v is not None and v > 0]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def kernel_summary(rows):
+    """The K table's bottom line from evaluated rows: the geometric mean of the ratios (K13-* folded
+    into one K13 entry), the cases it covers, and those without a ratio (error, wrong, no twin)."""
+    kernel_rows = [r for r in rows if is_kernel(r["id"])]
+    if not kernel_rows:
+        return None
+    measured = {}
+    k13 = []
+    missing = []
+    for r in kernel_rows:
+        ratio = r.get("ratio") if r.get("status") in ("pass", "miss") else None
+        if ratio is None:
+            missing.append(r["id"])
+        elif r["id"].startswith("K13-"):
+            k13.append(ratio)
+        else:
+            measured[r["id"]] = ratio
+    k13_mean = geomean(k13)
+    if k13_mean is not None:
+        measured["K13"] = k13_mean
+    mean = geomean(list(measured.values()))
+    summary = {"geomean": mean, "target": KERNEL_GEOMEAN_TARGET, "cases": sorted(measured, key=kernel_order),
+               "k13_geomean": k13_mean, "k13_functions": len(k13), "missing": missing,
+               "per_case_target": KERNEL_GOAL["target"],
+               "cases_meeting_goal": sum(1 for r in kernel_rows if r.get("status") == "pass"),
+               "kernel_rows": len(kernel_rows)}
+    summary["attained"] = KERNEL_GEOMEAN_TARGET / mean if mean else None
+    if mean is None:
+        summary["status"] = "error"
+    elif missing:
+        summary["status"] = "incomplete"
+    else:
+        summary["status"] = "pass" if mean <= KERNEL_GEOMEAN_TARGET else "miss"
+    return summary
+
+
+def kernel_order(case_id):
+    head, _, tail = case_id[1:].partition("-")
+    return (int(head) if head.isdigit() else 999, tail)
+
 
 def load(path):
     with open(path) as f:
@@ -47,6 +114,11 @@ def figure(value):
 
 def baseline_for(case, goal, baselines):
     source = goal.get("baseline")
+    if source == "twin":
+        nvcc = case.get("extra", {}).get("nvcc")
+        if nvcc is None:
+            return None, "no nvcc twin figure in this run"
+        return {"name": "nvcc -O3 twin", "value": figure(nvcc), "verified": case.get("verified")}, None
     if source == "external":
         b = baselines.get(case["id"])
         if b is None:
@@ -104,7 +176,7 @@ def attainment(op, measured, target):
 
 
 def evaluate(case, baselines):
-    goal = GOALS.get(case["id"], {"kind": "none"})
+    goal = goal_for(case["id"])
     row = {"id": case["id"], "title": case.get("title"), "backend": case.get("backend"),
            "goal": {k: v for k, v in goal.items() if k != "baseline"}}
     if case.get("error"):
@@ -188,6 +260,7 @@ def markdown(results):
             vyre = r["status"].upper() + ": " + r.get("error", "")[:120]
         lines.append(f"| {r['id']} | {r.get('title') or ''} | {vyre} | {base_text} | {ratio} | "
                      f"{fmt_goal(r['goal'])} | {attained} | {r['status']} |")
+    lines += kernel_markdown(results)
     lines.append("")
     for r in results["cases"]:
         if r["status"] == "wrong":
@@ -198,6 +271,36 @@ def markdown(results):
         if base.get("verified") is False:
             lines.append(f"- {r['id']}: the baseline's own check failed: {base.get('verification')}")
     return "\n".join(lines) + "\n"
+
+
+def kernel_markdown(results):
+    """The kernel suite's own table: each K ratio vyre/nvcc and the geometric mean."""
+    summary = results.get("kernel_suite")
+    if not summary:
+        return []
+    lines = ["", "## Kernel suite: vyre / nvcc device time (same run, same geometry)", "",
+             f"Goal: every case <= {summary['per_case_target']:.2f}, geometric mean <= {summary['target']:.2f} "
+             "(K13's functions folded into one K13 entry).", "",
+             "| case | what | vyre ms | nvcc ms | ratio | status | check |", "|---|---|---|---|---|---|---|"]
+    for r in results["cases"]:
+        if not is_kernel(r["id"]):
+            continue
+        base = (r.get("baseline") or {}).get("value")
+        ratio = f"{r['ratio']:.3f}" if r.get("ratio") is not None else "-"
+        check = (r.get("verification") or r.get("error") or "")[:160].replace("|", "/")
+        lines.append(f"| {r['id']} | {r.get('title') or ''} | {fmt_figure(r.get('vyre'))} | {fmt_figure(base)} | "
+                     f"{ratio} | {r['status']} | {check} |")
+    mean = summary["geomean"]
+    lines.append("")
+    if summary.get("k13_geomean") is not None:
+        lines.append(f"K13 ({summary['k13_functions']} functions): geometric mean {summary['k13_geomean']:.3f}")
+    mean_text = f"{mean:.3f}" if mean is not None else "-"
+    lines.append(f"**Geometric mean over {len(summary['cases'])} cases: {mean_text}** (goal <= {summary['target']:.2f}; "
+                 f"{summary['status']}); {summary['cases_meeting_goal']} of {summary['kernel_rows']} rows within "
+                 f"{summary['per_case_target']:.2f}.")
+    if summary["missing"]:
+        lines.append(f"Not in the mean (no ratio: error, wrong result or no twin): {', '.join(summary['missing'])}.")
+    return lines
 
 
 def main():
@@ -223,6 +326,9 @@ def main():
         env["device"] = vyre_runs[0]["device"].get("name")
     results = {"schema": "vyre-bench-results/1", "environment": env, "cases": cases,
                "vyre_runs": vyre_runs, "baselines": baselines}
+    summary = kernel_summary(cases)
+    if summary:
+        results["kernel_suite"] = summary
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=1)

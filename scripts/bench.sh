@@ -8,7 +8,9 @@
 # write the emitter's PTX/ptxas report/SASS of every benchmark program to <out>/ptx (vyre-bench-ptx);
 # run vyre-bench's cases P1-P5, P7, P9 (its C++ side), R1 on the cuda backend, P8/P9 from Python (bench/python_cases.py,
 # out/python.json: the Python package, NumPy and torch tensors through DLPack), then the PyTorch/CuPy baselines
-# (bench/baselines/*.py), then P6 (vyre-conform, the long one); then bench/report.py writes
+# (bench/baselines/*.py), then the kernel suite K1-K13 against its nvcc twins when nvcc is here (the
+# build gets -DVYRE_BENCH_NVCC_TWINS=ON; out/vyre-kernels.json), then P6 (vyre-conform, the long
+# one); then bench/report.py writes
 # results.json and results.md and bench/plot.py results.png. The markdown table is printed last.
 # CPU mode (--cpu; the 2-core development machine): R1 for the record, plus a small smoke run of
 # every case on reference_cpu (logs/smoke.json) to show the harness works, and P8 on reference_cpu.
@@ -17,7 +19,10 @@
 # Knobs: BUILD_DIR (gpu: build-bench-release, cpu: build-bench), JOBS (gpu 16, cpu 1),
 # BENCH_SIZE_SCALE and BENCH_COUNT_SCALE (1: the real sizes; smaller for a quick look; the report
 # says when a run was scaled), BENCH_SKIP_CONFORM=1 (skip P6), CONFORM_TIMEOUT (240 s),
-# VYRE_BENCH_ARGS (extra vyre-bench arguments, e.g. "--reps 20"), PYTHON (python3).
+# VYRE_BENCH_ARGS (extra vyre-bench arguments, e.g. "--reps 20"), PYTHON (python3),
+# BENCH_SKIP_KERNELS=1 (skip K1-K13), NVCC (the nvcc for the twins; default: on PATH, else
+# /usr/local/cuda/bin/nvcc; without one the twins are not built and K1-K13 are skipped unless
+# VYRE_KERNEL_TWINS names a prebuilt libvyre_kernel_twins.so).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,8 +91,18 @@ json.dump(env, open(path, "w"), indent=1)
 PY
 }
 
+# The nvcc for the kernel suite's twins (GPU mode only), or nothing.
+nvcc=""
+if [ "$mode" = gpu ]; then
+  nvcc=${NVCC:-$(command -v nvcc || true)}
+  if [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ]; then nvcc=/usr/local/cuda/bin/nvcc; fi
+fi
+twin_flags=(-DVYRE_BENCH_NVCC_TWINS=OFF)
+if [ -n "$nvcc" ]; then twin_flags=(-DVYRE_BENCH_NVCC_TWINS=ON -DCMAKE_CUDA_COMPILER="$nvcc"); fi
+
 configure_and_build() {
-  step configure 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_TESTS=OFF &&
+  step configure 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_TESTS=OFF \
+    "${twin_flags[@]}" &&
     step build 480 cmake --build "$build" --target vyre-bench -j"$jobs" &&
     { step build-ptx-tool 120 cmake --build "$build" --target vyre-bench-ptx -j"$jobs" || true; } &&
     { step build-python 300 cmake --build "$build" --target vyre_python -j"$jobs" || true; }
@@ -128,10 +143,22 @@ run_gpu_cases() {
   step baseline-P2 150 "$python" bench/baselines/torch_round_trip.py "${scale[@]}" --json "$out/baseline-P2.json"
   step baseline-P3 150 "$python" bench/baselines/cupy_launch.py "${scale[@]}" --json "$out/baseline-P3.json"
   step baseline-P7 150 "$python" bench/baselines/torch_sum.py "${scale[@]}" --json "$out/baseline-P7.json"
+  run_kernel_cases
   if [ "${BENCH_SKIP_CONFORM:-0}" != 1 ]; then
     step vyre-bench-P6 $((conform_timeout + 30)) "$bench" --case P6 --backend cuda \
       --conform-timeout "$conform_timeout" --json "$out/vyre-conform.json" --log-dir "$logs"
   fi
+}
+
+# K1-K13: each vyre kernel against its nvcc twin in one vyre-bench run (bench/kernels/).
+run_kernel_cases() {
+  if [ "${BENCH_SKIP_KERNELS:-0}" = 1 ]; then return 0; fi
+  if [ ! -f "$build/bin/libvyre_kernel_twins.so" ] && [ -z "${VYRE_KERNEL_TWINS:-}" ]; then
+    echo "bench.sh: no nvcc twins (no nvcc here, VYRE_KERNEL_TWINS unset); K1-K13 skipped" >&2
+    return 0
+  fi
+  step vyre-bench-kernels 1200 "$bench" --kernels --backend cuda --size-scale "$size_scale" ${VYRE_BENCH_ARGS:-} \
+    --json "$out/vyre-kernels.json" --log-dir "$logs"
 }
 
 run_cpu_cases() {
@@ -143,7 +170,7 @@ run_cpu_cases() {
 
 report() {
   step report 60 "$python" bench/report.py --env "$out/env.json" --vyre "$out/vyre.json" \
-    --vyre "$out/vyre-conform.json" --vyre "$out/python.json" --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" \
+    --vyre "$out/vyre-conform.json" --vyre "$out/python.json" --vyre "$out/vyre-kernels.json" --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" \
     --baseline "$out/baseline-P3.json" --baseline "$out/baseline-P7.json" --out-dir "$out"
   step plot 60 "$python" bench/plot.py "$out/results.json" "$out/results.png"
 }

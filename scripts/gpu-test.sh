@@ -82,13 +82,26 @@ run_step() {
 
 # ---- environment -----------------------------------------------------------------------------------
 
+# The NVIDIA Vulkan driver for the vulkan plugin: the lent GPU machines keep its ICD file outside the
+# loader's search path, and have no Vulkan loader or GL libraries (carry them: .gl/*.deb, see
+# docs/GPU_RUNS.md "Vulkan on the GPU machine"). An ICD the caller names wins.
+find_nvidia_vulkan_icd() {
+  [ -n "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && return 0
+  local icd
+  for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+             /etc/vulkan/icd.d/nvidia_icd.json; do
+    if [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; return 0; fi
+  done
+}
+find_nvidia_vulkan_icd
+
 record_environment() {
   {
     echo "host: $(hostname)"; echo "date: $(date -u)"; echo "root: $root"; echo "build: $build"
     command -v nvidia-smi >/dev/null && nvidia-smi
     command -v nvidia-smi >/dev/null && nvidia-smi -q | grep -E 'Driver Version|CUDA Version|Product Name|Compute Mode' | sort -u
     echo; cmake --version | head -1; ninja --version 2>/dev/null; g++ --version | head -1
-    echo; env | grep -E '^(CUDA|VYRE|NVIDIA)' | sort
+    echo; env | grep -E '^(CUDA|VYRE|NVIDIA|VK_|NCCL)' | sort
     (cd "$root" && git log -1 --oneline 2>/dev/null && git status --short 2>/dev/null | head -50)
   } >"$logs/environment.log" 2>&1
   local device

@@ -14,6 +14,7 @@
 
 #include "../src/chain_program.hpp"
 #include "../src/programs.hpp"
+#include "kernels.hpp"
 #include "lowering.hpp"
 #include "vyre/error.hpp"
 #include "vyre/validate.hpp"
@@ -29,6 +30,11 @@ std::vector<std::pair<std::string, vyre::Program>> bench_programs() {
   };
   const auto steps = vyre::bench::sequence_step_programs(1024);
   for (std::size_t i = 0; i < steps.size(); ++i) out.emplace_back(fmt::format("P4_step{}", i), steps[i]);
+  // The kernel suite at its full sizes, grids for a 132-multiprocessor H100/H200 (the grid is not
+  // part of the PTX).
+  namespace k = vyre::bench::kernels;
+  for (const auto& id : k::kernel_ids())
+    out.emplace_back(id, k::make_case(id, k::Size::Full, 132, 0, k::Inputs::None).program);
   return out;
 }
 

@@ -27,8 +27,11 @@ std::vector<CaseResult> run_p7_sum(Context& context);
 std::vector<CaseResult> run_p9_resident_dispatch(Context& context);
 std::vector<CaseResult> run_r1_reference_xor(Context& context);
 std::vector<CaseResult> run_r2_large_program(Context& context);
+// K1..K13 (bench/kernels/): the vyre program against its nvcc twin; "K13" runs every K13-<function>.
+std::vector<CaseResult> run_kernel_case(Context& context, std::string_view id);
 
-// Every case in run order.
+// Every case in run order. --all runs the P and R cases; --kernels runs the K cases (they need
+// libvyre_kernel_twins.so).
 const std::vector<CaseInfo>& case_table();
 
 // The child side of P5 (--p5-child): compile and first-dispatch the salted program, print JSON.

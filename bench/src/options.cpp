@@ -44,6 +44,7 @@ Options parse_options(const std::vector<std::string>& args) {
     };
     if (a == "--case") o.cases.push_back(value());
     else if (a == "--all") o.cases.push_back("all");
+    else if (a == "--kernels") o.cases.push_back("kernels");
     else if (a == "--backend") o.backend = value();
     else if (a == "--plugins") o.plugin_dirs.emplace_back(value());
     else if (a == "--reps") o.reps = parse_u32(a, value());
@@ -67,7 +68,7 @@ Options parse_options(const std::vector<std::string>& args) {
   if (o.reps && *o.reps == 0) throw UsageError("--reps needs at least 1");
   if (o.sum_workgroups && *o.sum_workgroups == 0) throw UsageError("--sum-workgroups needs at least 1");
   if (o.cases.empty() && !o.help && !o.list && !o.p5_child)
-    throw UsageError("name the cases to run: --case ID (repeatable) or --all");
+    throw UsageError("name the cases to run: --case ID (repeatable), --all or --kernels");
   return o;
 }
 
@@ -82,19 +83,22 @@ std::vector<std::string> plugin_arguments(const Options& options) {
 }
 
 std::string usage_text() {
-  return R"(usage: vyre-bench (--case ID... | --all | --list) [options]
+  return R"(usage: vyre-bench (--case ID... | --all | --kernels | --list) [options]
 
 Runs the vyre side of the performance cases (bench/README.md) through the registry and the host
 wrapper: warm-up, many timed samples, median/p10/p90, a correctness check per case, and the
 backend's telemetry. Ratios against PyTorch/CuPy come from scripts/bench.sh.
 
 options:
-  --case ID             P1 P2 P3 P4 P5 P6 P7 R1 R2 (repeatable); --all runs every case
+  --case ID             P1 P2 P3 P4 P5 P6 P7 P9 R1 R2 K1..K13 (repeatable); --all runs every P and R case
+  --kernels             run K1..K13: each vyre kernel against its nvcc twin (libvyre_kernel_twins.so:
+                        VYRE_KERNEL_TWINS, else the build tree's; -DVYRE_BENCH_NVCC_TWINS=ON builds it)
   --backend ID          backend of every case but R1/R2 (default cuda); they use reference_cpu
   --plugins DIR         also load plugins from DIR (repeatable)
   --reps N              timed samples per case (default per case; P5: cold/warm pairs)
   --warmup N            untimed runs before the samples (default per case)
-  --size-scale S        scale the P1/P7 element counts and R2's lets by S in (0, 1]
+  --size-scale S        scale the P1/P7 element counts and R2's lets by S in (0, 1]; below 1 the K
+                        cases run their small (CPU test) sizes
   --count-scale S       scale the P3/P4 dispatch counts by S in (0, 1]
   --json FILE           write every case's statistics and telemetry as JSON
   --log-dir DIR         keep P6's conform log and certificate there

@@ -17,7 +17,7 @@ class UsageError : public std::runtime_error {
 };
 
 struct Options {
-  std::vector<std::string> cases;                   // --case ID (repeatable); --all: every case
+  std::vector<std::string> cases;                   // --case ID (repeatable); --all: every P/R case; --kernels: K
   std::string backend = "cuda";                     // --backend ID (R1 always uses reference_cpu)
   std::vector<std::filesystem::path> plugin_dirs;   // --plugins DIR (repeatable)
   std::optional<std::uint32_t> reps;                // --reps N: timed samples per case

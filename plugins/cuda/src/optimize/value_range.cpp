@@ -702,19 +702,16 @@ class RangeWalk {
               : e.kind == ExprKind::NumWorkgroups ? 2 : 3;
     Info info{Type::U32, std::nullopt, fmt::format("{}{}", names[which], e.axis)};
     const std::uint64_t grid_max = e.axis == 0 ? kMaxGridX : kMaxGridYZ;
-    const Interval local = assumptions_.workgroup
-                               ? Interval{0, std::uint64_t{(*assumptions_.workgroup)[e.axis]} - 1}
-                               : Interval{0, kMaxLocalId};
+    const std::uint64_t size = assumptions_.workgroup ? (*assumptions_.workgroup)[e.axis] : 0;
+    const Interval local{0, size != 0 ? std::min(size - 1, kMaxLocalId) : kMaxLocalId};
     const Interval group{0, grid_max - 1};
     switch (e.kind) {
       case ExprKind::LocalId: info.range = local; break;
       case ExprKind::WorkgroupId: info.range = group; break;
       case ExprKind::NumWorkgroups: info.range = Interval{1, grid_max}; break;
-      default: {
-        const Interval size = point(local.hi + 1);
-        info.range = add(mul(group, size, 32), local, 32);
+      default:
+        info.range = add(mul(group, Interval{1, local.hi + 1}, 32), local, 32);
         break;
-      }
     }
     return info;
   }

@@ -124,6 +124,7 @@ void Device::create_instance(const Loader& loader) {
     fail(VYRE_ERR_NO_DEVICE, "vkCreateInstance failed: " + describe(r),
          "check the Vulkan installation with `vulkaninfo --summary` (an ICD must be installed: Debian "
          "mesa-vulkan-drivers, or the GPU vendor's driver; VK_DRIVER_FILES can name it)");
+  keep_drivers_loaded();
 }
 
 void Device::choose_physical(std::optional<int> ordinal) {

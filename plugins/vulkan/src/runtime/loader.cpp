@@ -1,11 +1,13 @@
 #include "runtime/loader.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "vyre/error.hpp"
 
@@ -23,6 +25,13 @@ Fn symbol_or_throw(Fn found, const char* name, const std::string& where) {
     fail(VYRE_ERR_NO_DEVICE, where + " does not provide " + name,
          "update the Vulkan loader and driver to Vulkan 1.2 or newer");
   return found;
+}
+
+// Whether the object at `path` itself (not one it depends on) defines `symbol`.
+bool defines(void* handle, const std::string& path, const char* symbol) {
+  void* address = dlsym(handle, symbol);
+  Dl_info info{};
+  return address != nullptr && dladdr(address, &info) != 0 && info.dli_fname != nullptr && path == info.dli_fname;
 }
 
 std::unique_ptr<Loader> load(const std::string& library) {
@@ -56,6 +65,25 @@ const Loader& Loader::open() {
   auto& slot = loaded[library];
   if (!slot) slot = load(library);
   return *slot;
+}
+
+void keep_drivers_loaded() {
+  std::vector<std::string> paths;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0')
+          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
+        return 0;
+      },
+      &paths);
+  for (const std::string& path : paths) {
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);  // only what is loaded now
+    if (handle == nullptr) continue;
+    if (defines(handle, path, "vk_icdGetInstanceProcAddr") ||
+        defines(handle, path, "vkNegotiateLoaderLayerInterfaceVersion"))
+      (void)dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    dlclose(handle);
+  }
 }
 
 void InstanceFns::resolve(const Loader& loader, VkInstance instance) {

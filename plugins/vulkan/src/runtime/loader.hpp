@@ -30,6 +30,15 @@ struct Loader {
 #undef VYRE_VK_DECLARE
 };
 
+// Keeps the drivers (ICDs) and layers the Vulkan loader has opened loaded for the process's life:
+// every loaded shared object exporting the loader-driver or loader-layer interface
+// (vk_icdGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion) is re-opened RTLD_NODELETE.
+// The loader otherwise unloads them at vkDestroyInstance and loads them again at the next
+// vkCreateInstance: Mesa's drivers (with LLVM) pay their start-up each time, are not written to be
+// unloaded (static state they allocate is lost, which LeakSanitizer reports as leaks). Call after
+// vkCreateInstance; thread-safe.
+void keep_drivers_loaded();
+
 // Instance-level and device-level entry points.
 struct InstanceFns {
 #define VYRE_VK_DECLARE(name) PFN_##name name = nullptr;
