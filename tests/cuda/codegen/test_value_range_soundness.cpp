@@ -1,8 +1,8 @@
 // Soundness of the optimizer's value-range analysis against the semantics: random programs (u32,
 // i32 and u64 arithmetic over builtins, literals, loads and variables; guards, early returns and
 // constant loops) run on reference_cpu, and every value they store must lie in the interval the
-// analysis gave the stored expression, and every workgroup-buffer store the analysis proved in
-// bounds must only ever see in-range indices. A failure prints the program as JSON.
+// analysis gave the stored expression, and every workgroup-buffer store (and BufLen-guarded global
+// store) the analysis proved in bounds must only ever see in-range indices. A failure prints the program as JSON.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -30,6 +30,7 @@ namespace opt = vyre::cuda::optimize;
 constexpr std::uint32_t kTile = 64;         // the workgroup buffer's count
 constexpr std::uint32_t kStatements = 12;   // per program
 constexpr std::uint32_t kInputs = 40;       // elements of `in` (some local ids read past it: 0)
+constexpr std::uint32_t kProbe = 50;        // elements of `probe`, a global buffer stored under guards
 
 const vyre::host::Backend& reference() {
   static const vyre::cudatest::LoadedPlugin plugin =
@@ -144,6 +145,7 @@ vyre::Program random_program(Generator& g, const std::array<std::uint32_t, 3>& w
   b.buffer("out", Access::Output, Type::U32, kStatements * total);
   b.buffer("written", Access::Output, Type::U32, kStatements * total);
   b.buffer("tile", Access::Workgroup, Type::U32, kTile);
+  b.buffer("probe", Access::Output, Type::U32, kProbe);
   b.let("slot", invocation_id(1) * u32(width) + invocation_id(0));
   for (std::uint32_t v = 0; v < 3; ++v) {
     std::string name = "v";
@@ -179,6 +181,19 @@ vyre::Program random_program(Generator& g, const std::array<std::uint32_t, 3>& w
         break;
       }
       case 3:
+        if (g.pick(2) == 0) {  // a BufLen guard proves the global store; its value is then recorded
+          // Often right at the boundary (x == BufLen happens), else anything.
+          Expr x = g.pick(3) == 0 ? g.u32_expr(2)
+                   : g.pick(2) == 0 ? invocation_id(0) % u32(kProbe + 2)
+                                    : local_id(0) + u32(kProbe - 8);
+          const bool strict = g.pick(2) != 0;
+          b.if_(bin(strict ? BinOp::Lt : BinOp::Le, x, buf_len("probe")), [&] {
+            b.store(vyre::Buf{"probe"}, x, u32(1));
+            b.store(vyre::Buf{"out"}, u32(j * total) + var("slot"), x);
+            b.store(vyre::Buf{"written"}, u32(j * total) + var("slot"), u32(1));
+          });
+          break;
+        }
         b.assign("m", var("m") + g.u32_expr(1));
         record(b, j, total, var("m"), tile);
         break;
@@ -208,7 +223,8 @@ void collect(const std::vector<vyre::Node>& body, std::vector<Recorded>& out) {
     const vyre::Node& n = body[i];
     if (n.kind == vyre::NodeKind::Store && n.name == "out") {
       Recorded r{&n, nullptr};
-      if (i > 0 && body[i - 1].kind == vyre::NodeKind::Store && body[i - 1].name == "tile") r.tile = &body[i - 1];
+      if (i > 0 && body[i - 1].kind == vyre::NodeKind::Store && (body[i - 1].name == "tile" || body[i - 1].name == "probe"))
+        r.tile = &body[i - 1];
       out.push_back(r);
     }
     collect(n.body, out);
@@ -219,7 +235,7 @@ void collect(const std::vector<vyre::Node>& body, std::vector<Recorded>& out) {
 }  // namespace
 
 TEST_CASE("every value reference_cpu stores lies in the analysis's interval; proved tile stores stay in range") {
-  std::size_t checked_values = 0, proved_tiles = 0, programs = 0;
+  std::size_t checked_values = 0, proved_tiles = 0, proved_probes = 0, programs = 0;
   const std::array<std::array<std::uint32_t, 3>, 3> workgroups{{{8, 2, 1}, {32, 1, 1}, {4, 4, 1}}};
   for (std::uint32_t seed = 1; seed <= 300; ++seed) {
     Generator g(seed);
@@ -246,7 +262,8 @@ TEST_CASE("every value reference_cpu stores lies in the analysis's interval; pro
       const auto interval = ranges.range(r.store->exprs[1]);
       REQUIRE(interval.has_value());
       const bool proved = r.tile != nullptr && ranges.in_bounds(*r.tile);
-      proved_tiles += proved;
+      proved_tiles += proved && r.tile->name == "tile";
+      proved_probes += proved && r.tile->name == "probe";
       for (std::uint32_t slot = 0; slot < total; ++slot) {
         const std::size_t at = std::size_t{j} * total + slot;
         if (word(outputs.at(1), at) == 0) continue;  // not written by this invocation
@@ -255,13 +272,15 @@ TEST_CASE("every value reference_cpu stores lies in the analysis's interval; pro
                           << interval->hi << "]");
         CHECK(value >= interval->lo);
         CHECK(value <= interval->hi);
-        if (proved) CHECK(value < kTile);
+        if (proved) CHECK(value < (r.tile->name == "tile" ? kTile : kProbe));
         ++checked_values;
       }
     }
     ++programs;
   }
-  MESSAGE(programs << " programs, " << checked_values << " values checked, " << proved_tiles << " tile stores proved");
+  MESSAGE(programs << " programs, " << checked_values << " values checked, " << proved_tiles
+                   << " tile stores and " << proved_probes << " guarded global stores proved");
   CHECK(checked_values > 10000);
   CHECK(proved_tiles > 20);
+  CHECK(proved_probes > 20);
 }
