@@ -135,7 +135,7 @@ emit_ptx() {
 
 run_gpu_cases() {
   local common=(--backend cuda --size-scale "$size_scale" --count-scale "$count_scale" ${VYRE_BENCH_ARGS:-})
-  step vyre-bench 300 "$bench" --case P1 --case P2 --case P3 --case P4 --case P5 --case P7 --case P9 --case R1 \
+  step vyre-bench 300 "$bench" --case P1 --case P2 --case P3 --case P4 --case P5 --case P7 --case P9 --case C1 --case R1 \
     "${common[@]}" --json "$out/vyre.json" --log-dir "$logs"
   local scale=(--size-scale "$size_scale" --count-scale "$count_scale")
   run_python_cases --vyre "$out/vyre.json"

@@ -228,7 +228,10 @@ run_python() {
   fi
   run_step build-python 600 cmake --build "$build" -j "$jobs" --target vyre_python python_reference_programs \
     vyre_reference_cpu vyre_cuda || return 1
+  # PYTEST_DISABLE_PLUGIN_AUTOLOAD: the tests need no third-party pytest plugins, and the GPU
+  # machine's venv autoloads many (jaxtyping, hypothesis, benchmark, cov, ...).
   run_step python-gpu 600 env PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 VYRE_SOURCE_DIR="$root" \
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
     VYRE_REFERENCE_PROGRAMS_TOOL="$build/bin/python_reference_programs" \
     "$py" -m pytest -v -rs -p no:cacheprovider "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py"
   local counts
@@ -254,7 +257,9 @@ run_rest() {
   # AOT bundles of every example run by vyre-launch and by the built launcher (built by build-all).
   [ -x "$build/bin/test_aot_gpu" ] && run_binary test_aot_gpu 300
   # The 8-thread load test (tests/reliability/test_load.cpp) on one cuda instance.
-  [ -x "$build/bin/reliability_load" ] && run_binary reliability_load 300 VYRE_LOAD_BACKEND=cuda
+  # (VYRE_GPU_TEST_LOAD=0 skips it: 70-160 s of device time, for runs that repeat an earlier one.)
+  [ "${VYRE_GPU_TEST_LOAD:-1}" = 1 ] && [ -x "$build/bin/reliability_load" ] &&
+    run_binary reliability_load 300 VYRE_LOAD_BACKEND=cuda
   run_sanitizers
   if [ "${VYRE_GPU_TEST_CPU_SUITE:-1}" = 1 ] && [ -f "$build/CTestTestfile.cmake" ]; then
     run_step ctest-cpu-suite 600 ctest --test-dir "$build" -LE gpu -E '^test_cuda_' -j "$jobs" \

@@ -79,3 +79,25 @@ def test_results_md_has_the_k_table_and_the_geomean(tmp_path):
     assert "Geometric mean over 2 cases: " + f"{math.sqrt(1.2 * 0.5):.3f}" in md
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["kernel_suite"]["geomean"] == pytest.approx(math.sqrt(0.6))
+
+
+def p3case(vyre_us, floor_us=None):
+    fig = lambda m: {"median": m, "p10": m, "p90": m, "unit": "us"}  # noqa: E731
+    extra = {} if floor_us is None else {"driver_floor": fig(floor_us)}
+    return {"id": "P3", "title": "enqueue", "backend": "cuda", "value": fig(vyre_us), "better": "lower",
+            "verified": True, "verification": "ok", "extra": extra}
+
+
+def test_p3_is_judged_above_the_driver_floor_of_the_same_run():
+    met, missed = evaluate_all([p3case(2.0, 1.8), p3case(2.5, 2.0)])
+    assert met["above"] == pytest.approx(0.2)
+    assert met["status"] == "pass"
+    assert missed["above"] == pytest.approx(0.5)
+    assert missed["status"] == "miss"
+    assert met["baseline"]["name"].startswith("cuLaunchKernel loop")
+
+
+def test_p3_without_a_driver_floor_has_no_verdict():
+    row = evaluate_all([p3case(2.0)])[0]
+    assert row["status"] == "n/a"
+    assert row["baseline_note"] == "vyre-bench reported no driver_floor"

@@ -16,6 +16,9 @@ def registry():
 
 @pytest.fixture(scope="session")
 def ref(registry):
+    if registry.find("reference_cpu") is None:  # say why, rather than a bare NotFoundError
+        pytest.fail(f"reference_cpu did not load: vyre from {vyre.__file__}, search dirs {registry.search_dirs}, "
+                    f"loaded {registry.ids()}, rejected {registry.rejected}")
     return registry.backend("reference_cpu")
 
 
