@@ -3,14 +3,13 @@
 #include "optimize/value_range.hpp"
 
 #include <algorithm>
-#include <map>
+#include <array>
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "vyre/buffer_index.hpp"
 #include "vyre/scoped_names.hpp"
@@ -27,9 +26,21 @@ constexpr std::uint64_t kMaxLocalId = 1023;
 constexpr std::uint64_t kMaxGridX = 0xFFFFFFFFull;
 constexpr std::uint64_t kMaxGridYZ = 65535;
 constexpr std::uint64_t kSubgroupSize = 32;
-// A variable's canonical form inlines its initialiser's only while it is this short.
-constexpr std::size_t kMaxInlinedCanon = 256;
-constexpr std::size_t kMaxCanon = 4096;
+
+// A stable expression's canonical form: an id interned from (tag, operator or type, operand ids),
+// so equal ids mean structurally equal expressions over the same bindings: equal values.
+using Canon = std::uint64_t;
+using CanonKey = std::array<std::uint64_t, 5>;
+
+struct CanonKeyHash {
+  std::size_t operator()(const CanonKey& key) const {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (std::uint64_t v : key) h = (h ^ v) * 0xBF58476D1CE4E5B9ull + (h >> 29);
+    return static_cast<std::size_t>(h);
+  }
+};
+
+enum CanonTag : std::uint64_t { kLit = 1, kLen, kBuiltin, kLane, kGroupSize, kBin, kUn, kSelect, kCast, kBitcast, kFma, kFresh };
 
 unsigned width(Type t) {
   switch (t) {
@@ -190,7 +201,7 @@ std::optional<Interval> meet(Interval a, Interval b) {
 struct Info {
   std::optional<Type> type;
   std::optional<Interval> range;   // integer and bool values
-  std::optional<std::string> canon;  // stable expressions only: equal canon, equal value
+  std::optional<Canon> canon;  // stable expressions only: equal canon, equal value
 };
 
 struct Binding {
@@ -198,7 +209,7 @@ struct Binding {
   std::optional<Type> type;
   bool assigned = false;            // the target of some Assign: its value changes
   std::optional<Interval> range;    // never-assigned variables
-  std::optional<std::string> canon;  // never-assigned variables
+  std::optional<Canon> canon;  // never-assigned variables: its value's, or a fresh one
   const Expr* init = nullptr;       // never-assigned Let bound to a stable expression
 };
 
@@ -229,7 +240,7 @@ class Facts {
     std::fill(marks_.begin(), marks_.end(), 0);
   }
 
-  void refine(const std::string& canon, Interval bound) {
+  void refine(Canon canon, Interval bound) {
     auto found = bounds_.find(canon);
     std::optional<Interval> old;
     if (found != bounds_.end()) old = found->second;
@@ -243,29 +254,29 @@ class Facts {
     log_.push_back(Undo{canon, old, std::nullopt});
     bounds_[canon] = next;
   }
-  std::optional<Interval> bound(const std::string& canon) const {
+  std::optional<Interval> bound(Canon canon) const {
     auto found = bounds_.find(canon);
     if (found == bounds_.end()) return std::nullopt;
     return found->second;
   }
 
-  void add_below_len(const std::string& canon, std::size_t buffer) {
+  void add_below_len(Canon canon, std::size_t buffer) {
     auto key = std::make_pair(canon, buffer);
     if (!below_len_.insert(key).second) return;
-    log_.push_back(Undo{{}, std::nullopt, key});
+    log_.push_back(Undo{0, std::nullopt, key});
   }
-  bool below_len(const std::string& canon, std::size_t buffer) const {
+  bool below_len(Canon canon, std::size_t buffer) const {
     return below_len_.count({canon, buffer}) != 0;
   }
 
  private:
   struct Undo {
-    std::string key;
+    Canon key = 0;
     std::optional<Interval> old;
-    std::optional<std::pair<std::string, std::size_t>> below_len;
+    std::optional<std::pair<Canon, std::size_t>> below_len;
   };
-  std::map<std::string, Interval> bounds_;
-  std::set<std::pair<std::string, std::size_t>> below_len_;
+  std::unordered_map<Canon, Interval> bounds_;
+  std::set<std::pair<Canon, std::size_t>> below_len_;
   std::vector<Undo> log_;
   std::vector<std::size_t> marks_;
 };
@@ -312,6 +323,7 @@ class RangeWalk {
   RangeWalk(RangeAnalysis& out, const Program& program, const RangeAssumptions& assumptions)
       : out_(out), program_(program), buffers_(program), assumptions_(assumptions) {
     collect_assigned(program.body, assigned_);
+    interned_.reserve(1024);
   }
 
   void run() {
@@ -359,7 +371,7 @@ class RangeWalk {
     switch (n.kind) {
       case NodeKind::Let: let(n); return;
       case NodeKind::Assign:
-        if (!n.exprs.empty()) eval(n.exprs[0], true);
+        if (!n.exprs.empty()) root(n.exprs[0]);
         return;
       case NodeKind::Store: store(n); return;
       case NodeKind::If: if_(n); return;
@@ -374,35 +386,30 @@ class RangeWalk {
 
   void let(const Node& n) {
     if (n.exprs.empty()) return;
-    Info value = eval(n.exprs[0], true);
+    Info value = root(n.exprs[0]);
     Binding b;
     b.id = next_id_++;
     b.type = value.type;
     b.assigned = assigned_.count(n.name) != 0;
     if (!b.assigned) {
       b.range = value.range;
-      if (value.canon && value.canon->size() <= kMaxInlinedCanon) {
-        b.canon = value.canon;
-        b.init = &n.exprs[0];
-      } else {
-        b.canon = fmt::format("${}", b.id);
-        if (value.canon) b.init = &n.exprs[0];
-      }
+      b.canon = value.canon ? *value.canon : fresh(b.id);
+      if (value.canon) b.init = &n.exprs[0];
     }
     declare(n.name, std::move(b));
   }
 
   void store(const Node& n) {
     if (n.exprs.size() < 2) return;
-    Info index = eval(n.exprs[0], true);
-    eval(n.exprs[1], true);
+    Info index = root(n.exprs[0]);
+    root(n.exprs[1]);
     access(&n, n.name, index);
   }
 
   void if_(const Node& n) {
     if (n.exprs.empty()) return;
     const Expr& cond = n.exprs[0];
-    eval(cond, true);
+    root(cond);
     open();
     assume(cond, true);
     for (const Node& s : n.body) statement(s);
@@ -419,8 +426,8 @@ class RangeWalk {
 
   void loop(const Node& n) {
     if (n.exprs.size() < 2) return;
-    Info from = eval(n.exprs[0], true);
-    Info to = eval(n.exprs[1], true);
+    Info from = root(n.exprs[0]);
+    Info to = root(n.exprs[1]);
     const bool constant = from.canon && to.canon && from.range && to.range && from.range->lo == from.range->hi &&
                           to.range->lo == to.range->hi;
     if (constant) {
@@ -429,7 +436,7 @@ class RangeWalk {
     Binding counter;
     counter.id = next_id_++;
     counter.type = Type::U32;
-    counter.canon = fmt::format("${}", counter.id);  // constant within one iteration
+    counter.canon = fresh(counter.id);  // constant within one iteration
     counter.range = full(32);
     if (from.range && to.range) {
       // var = from, ..., to - 1: a body that runs has from.lo <= var <= to.hi - 1.
@@ -553,15 +560,19 @@ class RangeWalk {
 
   // ---- expressions ----
 
-  static std::optional<std::string> join_canon(std::string head, const std::vector<Info>& args) {
-    for (const Info& a : args) {
-      if (!a.canon) return std::nullopt;
-      head += ' ';
-      head += *a.canon;
-      if (head.size() > kMaxCanon) return std::nullopt;
+  std::unordered_map<CanonKey, Canon, CanonKeyHash> interned_;
+
+  Canon intern(const CanonKey& key) { return interned_.try_emplace(key, interned_.size() + 1).first->second; }
+  Canon fresh(std::uint64_t binding) { return intern({kFresh, binding, 0, 0, 0}); }
+
+  // The canon of an operator node over its operands' canons (none when an operand is not stable).
+  std::optional<Canon> join_canon(CanonTag tag, std::uint64_t op, const std::vector<Info>& args) {
+    CanonKey key{tag, op, 0, 0, 0};
+    for (std::size_t i = 0; i < args.size() && i < 3; ++i) {
+      if (!args[i].canon) return std::nullopt;
+      key[2 + i] = *args[i].canon;
     }
-    head += ')';
-    return head;
+    return intern(key);
   }
 
   // `record`: remember the ranges and check the accesses (the walk's one visit in emission order);
@@ -573,14 +584,20 @@ class RangeWalk {
         if (auto both = meet(*info.range, *bound)) info.range = *both;
       }
     }
-    if (record && info.range) out_.ranges_[&e] = *info.range;
+    return info;
+  }
+
+  // A statement's operand (or an access's index): evaluated, and its interval kept for range().
+  Info root(const Expr& e) {
+    Info info = eval(e, true);
+    if (info.range) out_.ranges_[&e] = *info.range;
     return info;
   }
 
   Info compute(const Expr& e, bool record) {
     switch (e.kind) {
       case ExprKind::Lit: {
-        Info info{e.type, std::nullopt, fmt::format("#{}:{}", static_cast<int>(e.type), e.bits)};
+        Info info{e.type, std::nullopt, intern({kLit, static_cast<std::uint64_t>(e.type), e.bits, 0, 0})};
         if (integral(e.type) || e.type == Type::Bool) info.range = point(e.bits & max_of(width(e.type)));
         return info;
       }
@@ -596,7 +613,8 @@ class RangeWalk {
       }
       case ExprKind::BufLen: {
         auto position = buffers_.position(e.name);
-        Info info{Type::U32, full(32), fmt::format("len{}:{}", e.name.size(), e.name)};
+        Info info{Type::U32, full(32), std::nullopt};
+        if (position) info.canon = intern({kLen, *position, 0, 0, 0});
         if (position && program_.buffers[*position].access == Access::Workgroup)
           info.range = point(program_.buffers[*position].count);
         return info;
@@ -605,8 +623,8 @@ class RangeWalk {
       case ExprKind::WorkgroupId:
       case ExprKind::NumWorkgroups:
       case ExprKind::InvocationId: return builtin(e);
-      case ExprKind::SubgroupLane: return Info{Type::U32, Interval{0, kSubgroupSize - 1}, "lane"};
-      case ExprKind::SubgroupSize: return Info{Type::U32, point(kSubgroupSize), "sgsize"};
+      case ExprKind::SubgroupLane: return Info{Type::U32, Interval{0, kSubgroupSize - 1}, intern({kLane, 0, 0, 0, 0})};
+      case ExprKind::SubgroupSize: return Info{Type::U32, point(kSubgroupSize), intern({kGroupSize, 0, 0, 0, 0})};
       default: break;
     }
     std::vector<Info> args;
@@ -620,12 +638,14 @@ class RangeWalk {
     const Type t = *info.type;
     switch (e.kind) {
       case ExprKind::Load:
-        info.range = loaded_range(e.name, t);
-        if (record && !args.empty()) access(&e, e.name, args[0]);
-        return info;
       case ExprKind::Atomic:
-        if (integral(t)) info.range = full(width(t));
-        if (record && !args.empty()) access(&e, e.name, args[0]);
+        info.range = e.kind == ExprKind::Load ? loaded_range(e.name, t)
+                     : integral(t)           ? std::optional<Interval>(full(width(t)))
+                                             : std::nullopt;
+        if (record && !args.empty()) {
+          if (args[0].range) out_.ranges_[&e.args[0]] = *args[0].range;
+          access(&e, e.name, args[0]);
+        }
         return info;
       case ExprKind::SubgroupBallot:
       case ExprKind::SubgroupShuffle:
@@ -634,7 +654,7 @@ class RangeWalk {
         return info;
       case ExprKind::Bin: {
         if (args.size() != 2) return info;
-        info.canon = join_canon(fmt::format("(b{}", static_cast<int>(e.bin_op)), args);
+        info.canon = join_canon(kBin, static_cast<std::uint64_t>(e.bin_op), args);
         if (is_comparison(e.bin_op) || e.bin_op == BinOp::LogicalAnd || e.bin_op == BinOp::LogicalOr) {
           info.range = Interval{0, 1};
           return info;
@@ -648,7 +668,7 @@ class RangeWalk {
       }
       case ExprKind::Un: {
         if (args.size() != 1) return info;
-        info.canon = join_canon(fmt::format("(u{}", static_cast<int>(e.un_op)), args);
+        info.canon = join_canon(kUn, static_cast<std::uint64_t>(e.un_op), args);
         const std::optional<Type>& operand = args[0].type;
         if (operand && args[0].range) {
           info.range = unary_range(e.un_op, *operand, *args[0].range);
@@ -659,7 +679,7 @@ class RangeWalk {
       }
       case ExprKind::Select:
         if (args.size() != 3) return info;
-        info.canon = join_canon("(sel", args);
+        info.canon = join_canon(kSelect, 0, args);
         if (args[1].range && args[2].range) {
           info.range = join(*args[1].range, *args[2].range);
           if (args[0].range == point(1)) info.range = args[1].range;
@@ -669,8 +689,7 @@ class RangeWalk {
       case ExprKind::Cast:
       case ExprKind::Bitcast: {
         if (args.size() != 1) return info;
-        info.canon = join_canon(fmt::format("({}{}", e.kind == ExprKind::Cast ? "c" : "bc",
-                                            static_cast<int>(t)), args);
+        info.canon = join_canon(e.kind == ExprKind::Cast ? kCast : kBitcast, static_cast<std::uint64_t>(t), args);
         const std::optional<Type>& from = args[0].type;
         const bool integral_to = integral(t) || t == Type::Bool;
         const bool integral_from = from && (integral(*from) || *from == Type::Bool);
@@ -681,7 +700,7 @@ class RangeWalk {
         }
         return info;
       }
-      case ExprKind::Fma: info.canon = join_canon("(fma", args); return info;
+      case ExprKind::Fma: info.canon = join_canon(kFma, 0, args); return info;
       default: return info;
     }
   }
@@ -697,10 +716,7 @@ class RangeWalk {
 
   Info builtin(const Expr& e) {
     if (e.axis > 2) return {};
-    const char* names[] = {"lid", "wid", "nwg", "iid"};
-    int which = e.kind == ExprKind::LocalId ? 0 : e.kind == ExprKind::WorkgroupId ? 1
-              : e.kind == ExprKind::NumWorkgroups ? 2 : 3;
-    Info info{Type::U32, std::nullopt, fmt::format("{}{}", names[which], e.axis)};
+    Info info{Type::U32, std::nullopt, intern({kBuiltin, static_cast<std::uint64_t>(e.kind), e.axis, 0, 0})};
     const std::uint64_t grid_max = e.axis == 0 ? kMaxGridX : kMaxGridYZ;
     const std::uint64_t size = assumptions_.workgroup ? (*assumptions_.workgroup)[e.axis] : 0;
     const Interval local{0, size != 0 ? std::min(size - 1, kMaxLocalId) : kMaxLocalId};

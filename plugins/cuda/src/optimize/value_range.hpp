@@ -65,9 +65,10 @@ class RangeAnalysis {
   // simply gets no interval (and any access depending on it keeps its check).
   RangeAnalysis(const Program& program, const RangeAssumptions& assumptions);
 
-  // The interval of an integer or bool expression of the analysed program (by address), under the
-  // guards that dominate it; nullopt for floats, ill-typed expressions and expressions not in the
-  // program.
+  // The interval of an integer or bool expression of the analysed program (by address) that is a
+  // statement's operand (Let/Assign value, Store index and value, If condition, Loop bounds) or an
+  // access's index, under the guards that dominate it; nullopt for floats, ill-typed expressions
+  // and other expressions (sub-expressions are analysed, but not kept).
   std::optional<Interval> range(const Expr& expr) const;
 
   // Whether an access can never be out of bounds: a Load or Atomic expression, or a Store node.
