@@ -420,3 +420,25 @@ TEST_CASE("an unrolled loop's PTX: one copy of the body per iteration, no loop b
   CHECK(kept.ptx.find("$L_loop") != std::string::npos);
   CHECK(kept.ptx.find("unrolled") == std::string::npos);
 }
+
+TEST_CASE("a long chain of aliased guard variables neither overflows the stack nor proves beyond its depth limit") {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto y = b.buffer("y", Access::ReadWrite, Type::U32);
+  auto i = b.let("i", invocation_id(0));
+  b.let("c0", lt(i, y.len()));
+  constexpr int kChain = 200000;
+  for (int k = 1; k <= kChain; ++k) {
+    std::string name = "c";
+    name += std::to_string(k);
+    std::string previous = "c";
+    previous += std::to_string(k - 1);
+    b.let(name, var(previous));
+  }
+  b.if_(var("c1"), [&] { b.store(y, i, u32(1)); });                       // 0: one alias: proved
+  std::string last = "c";
+  last += std::to_string(kChain);
+  b.if_(var(last), [&] { b.store(y, i, u32(2)); });                        // 1: too deep: kept
+  const Analysed a(b.build(), Workgroup{64, 1, 1});
+  CHECK(proven_stores(a) == std::vector<bool>{true, false});
+}

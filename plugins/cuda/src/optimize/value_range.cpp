@@ -26,6 +26,8 @@ constexpr std::uint64_t kMaxLocalId = 1023;
 constexpr std::uint64_t kMaxGridX = 0xFFFFFFFFull;
 constexpr std::uint64_t kMaxGridYZ = 65535;
 constexpr std::uint64_t kSubgroupSize = 32;
+// How deep guard facts look through logical operators and variables' initialisers.
+constexpr int kMaxFactDepth = 32;
 
 // A stable expression's canonical form: an id interned from (tag, operator or type, operand ids),
 // so equal ids mean structurally equal expressions over the same bindings: equal values.
@@ -472,7 +474,8 @@ class RangeWalk {
   // ---- guard facts ----
 
   // Global buffers b with value(e) <= BufLen(b), whenever e is evaluated.
-  std::vector<std::size_t> bounded_by_len(const Expr& e) {
+  // `depth` bounds the walk through variables' initialisers (a chain of aliases can be long).
+  std::vector<std::size_t> bounded_by_len(const Expr& e, int depth = 0) {
     std::vector<std::size_t> out;
     if (e.kind == ExprKind::BufLen) {
       auto position = buffers_.position(e.name);
@@ -480,23 +483,24 @@ class RangeWalk {
     } else if (e.kind == ExprKind::Bin && e.bin_op == BinOp::Min && e.args.size() == 2) {
       // u32 min: at most either operand (BufLen is u32, so a min bounded by one is u32).
       for (const Expr& arg : e.args)
-        for (std::size_t b : bounded_by_len(arg)) out.push_back(b);
+        for (std::size_t b : bounded_by_len(arg, depth + 1)) out.push_back(b);
     } else if (e.kind == ExprKind::Var) {
       const Binding* b = bindings_.find(e.name);
-      if (b != nullptr && !b->assigned && b->init != nullptr) return bounded_by_len(*b->init);
+      if (b != nullptr && !b->assigned && b->init != nullptr && depth < kMaxFactDepth) return bounded_by_len(*b->init, depth + 1);
     }
     return out;
   }
 
-  void assume(const Expr& cond, bool truth) {
+  void assume(const Expr& cond, bool truth, int depth = 0) {
+    if (depth > kMaxFactDepth) return;
     switch (cond.kind) {
       case ExprKind::Var: {
         const Binding* b = bindings_.find(cond.name);
-        if (b != nullptr && !b->assigned && b->init != nullptr) assume(*b->init, truth);
+        if (b != nullptr && !b->assigned && b->init != nullptr) assume(*b->init, truth, depth + 1);
         return;
       }
       case ExprKind::Un:
-        if (cond.un_op == UnOp::LogicalNot && cond.args.size() == 1) assume(cond.args[0], !truth);
+        if (cond.un_op == UnOp::LogicalNot && cond.args.size() == 1) assume(cond.args[0], !truth, depth + 1);
         return;
       case ExprKind::Bin: break;
       default: return;
@@ -507,14 +511,14 @@ class RangeWalk {
     switch (cond.bin_op) {
       case BinOp::LogicalAnd:
         if (truth) {
-          assume(x, true);
-          assume(y, true);
+          assume(x, true, depth + 1);
+          assume(y, true, depth + 1);
         }
         return;
       case BinOp::LogicalOr:
         if (!truth) {
-          assume(x, false);
-          assume(y, false);
+          assume(x, false, depth + 1);
+          assume(y, false, depth + 1);
         }
         return;
       case BinOp::Lt: truth ? less(x, y, true) : less(y, x, false); return;
@@ -566,7 +570,7 @@ class RangeWalk {
   Canon fresh(std::uint64_t binding) { return intern({kFresh, binding, 0, 0, 0}); }
 
   // The canon of an operator node over its operands' canons (none when an operand is not stable).
-  std::optional<Canon> join_canon(CanonTag tag, std::uint64_t op, const std::vector<Info>& args) {
+  std::optional<Canon> join_canon(CanonTag tag, std::uint64_t op, std::span<const Info> args) {
     CanonKey key{tag, op, 0, 0, 0};
     for (std::size_t i = 0; i < args.size() && i < 3; ++i) {
       if (!args[i].canon) return std::nullopt;
@@ -627,13 +631,18 @@ class RangeWalk {
       case ExprKind::SubgroupSize: return Info{Type::U32, point(kSubgroupSize), intern({kGroupSize, 0, 0, 0, 0})};
       default: break;
     }
-    std::vector<Info> args;
-    args.reserve(e.args.size());
-    for (const Expr& arg : e.args) args.push_back(eval(arg, record));
-    std::vector<std::optional<Type>> types;
-    for (const Info& a : args) types.push_back(a.type);
+    // Every kind has at most 3 operands; a validated program has no more (extra ones are ignored).
+    std::array<Info, 3> operand_info;
+    std::array<std::optional<Type>, 3> types;
+    const std::size_t count = std::min<std::size_t>(e.args.size(), 3);
+    for (std::size_t i = 0; i < count; ++i) {
+      operand_info[i] = eval(e.args[i], record);
+      types[i] = operand_info[i].type;
+    }
+    const std::span<const Info> args(operand_info.data(), count);
     Info info;
-    info.type = expr_type_from(e, std::span<const std::optional<Type>>(types), buffers_, types_);
+    if (e.args.size() > 3) return info;
+    info.type = expr_type_from(e, std::span<const std::optional<Type>>(types.data(), count), buffers_, types_);
     if (!info.type) return info;
     const Type t = *info.type;
     switch (e.kind) {
