@@ -29,6 +29,8 @@ GOALS = {
     "P7": {"kind": "ratio", "op": ">=", "target": 0.9, "baseline": "external"},
     # C1: `vyre run` of a tiny program on cuda, whole process, over a raw-driver program (same run).
     "C1": {"kind": "above", "op": "<=", "target": 30.0, "unit": "ms above", "baseline": "vyre:driver_program"},
+    # M2: the group's bandwidth over one device's, same run (two GPUs: at least 1.8x).
+    "M2": {"kind": "ratio", "op": ">=", "target": 1.8, "baseline": "vyre:one_device"},
     "R1": {"kind": "absolute", "op": "<=", "target": 30.0, "unit": "ms", "baseline": None},
     # bench/python_cases.py against the C++ figures of the same run ("above": vyre - baseline).
     "P8": {"kind": "ratio", "op": "<=", "target": 1.2, "baseline": "vyre-case:P2"},
@@ -36,7 +38,8 @@ GOALS = {
 }
 BASELINE_NAMES = {"P3": "cuLaunchKernel loop, same kernel (driver floor)",
                   "P4": "the same launches enqueued one by one (vyre)",
-                  "C1": "raw-driver program, same work (vyre-bench-driver-run)"}
+                  "C1": "raw-driver program, same work (vyre-bench-driver-run)",
+                  "M2": "one device, same kernel and buffers"}
 
 # The kernel suite (K1..K13, bench/kernels/): vyre's device time over its nvcc twin's, measured in the
 # same vyre-bench run (extra.nvcc). Every case at most 1.10; the geometric mean at most 1.00, where

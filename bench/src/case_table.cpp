@@ -14,6 +14,7 @@ const std::vector<CaseInfo>& case_table() {
       {"P9", "resident dispatch of a 1024-u32 xor, synchronous (the C++ side of P9, bench/python_cases.py)",
        &run_p9_resident_dispatch},
       {"C1", "vyre run of a small program on cuda, whole process, vs a raw-driver program", &run_c1_process},
+      {"M2", "sharded resident xor of 256M u32 over every visible device vs one device", &run_m2_sharded},
       {"R1", "reference_cpu: xor of two 1M-u32 buffers (host dispatch)", &run_r1_reference_xor},
       {"R2", "10^6 lets: encode, decode, validate, fingerprint, JSON, lower, compile and run on reference_cpu",
        &run_r2_large_program},

@@ -27,6 +27,7 @@ std::vector<CaseResult> run_p7_sum(Context& context);
 std::vector<CaseResult> run_p9_resident_dispatch(Context& context);
 std::vector<CaseResult> run_r1_reference_xor(Context& context);
 std::vector<CaseResult> run_c1_process(Context& context);
+std::vector<CaseResult> run_m2_sharded(Context& context);
 std::vector<CaseResult> run_r2_large_program(Context& context);
 // K1..K13 (bench/kernels/): the vyre program against its nvcc twin; "K13" runs every K13-<function>.
 std::vector<CaseResult> run_kernel_case(Context& context, std::string_view id);

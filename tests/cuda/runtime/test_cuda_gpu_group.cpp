@@ -2,8 +2,9 @@
 // members on that same device (which shard the grid exactly as members on distinct devices do), give
 // the bytes of a single-device dispatch for an elementwise program (input split or replicated), a
 // read_write program (split and gathered back), an atomic histogram (values split, bins summed) and
-// the histogram example; a grid_sync program is refused. Collectives are not implemented yet
-// (docs/MULTI_GPU.md). Needs an NVIDIA GPU, else prints why and exits 77.
+// the histogram example; a grid_sync program is refused. Where two or more GPUs are visible, a
+// group over all of them equals one device for a matmul, a histogram and an elementwise program.
+// Needs an NVIDIA GPU, else prints why and exits 77.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -53,6 +54,33 @@ vyre::Program atomic_histogram() {
   return b.build();
 }
 
+// c = a * b for n x n f32 matrices, one invocation per element of c (row-major), fma in k order.
+vyre::Program naive_matmul(std::uint32_t n) {
+  using namespace vyre;
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(256);
+  Buf a = b.buffer("a", Access::Read, Type::F32, n * n);
+  Buf m = b.buffer("b", Access::Read, Type::F32, n * n);
+  Buf c = b.buffer("c", Access::Output, Type::F32, n * n);
+  Expr i = b.let("i", invocation_id(0));
+  b.if_(lt(i, u32(n * n)), [&] {
+    Expr row = b.let("row", i / u32(n));
+    Expr col = b.let("col", i % u32(n));
+    b.let("acc", f32(0.0f));
+    b.loop("k", u32(0), u32(n), [&](Expr k) { b.assign("acc", fma(a[row * u32(n) + k], m[k * u32(n) + col], var("acc"))); });
+    b.store(c, i, var("acc"));
+  });
+  return b.build();
+}
+
+std::vector<float> random_floats(std::size_t n, std::uint32_t seed) {
+  std::vector<float> out(n);
+  const std::vector<std::uint32_t> words = random_words(n, seed);
+  for (std::size_t k = 0; k < n; ++k) out[k] = static_cast<float>(words[k] % 2001) / 1000.0f - 1.0f;
+  return out;
+}
+
 std::vector<vyre::host::ByteVector> single(const vyre::Program& program, const std::vector<Bytes>& inputs,
                                            const vyre::DispatchConfig& config = {}) {
   return device0().dispatch(device0().compile(program), inputs, config);
@@ -89,4 +117,34 @@ TEST_CASE("group dispatch refuses a grid_sync program on the GPU") {
   const std::vector<std::uint32_t> x(4096, 1);
   expect_error([&] { group_on_device0(2).dispatch(rotate_program(4096), std::vector<Bytes>{bytes(x)}, {{"x", Placement::split()}, {"t", Placement::gather()}}); },
                VYRE_ERR_UNSUPPORTED);
+}
+
+TEST_CASE("a group over every visible device equals one device: matmul, histogram, elementwise") {
+  const std::size_t devices = device0().devices().size();
+  if (devices < 2) {
+    MESSAGE("one device visible: the multi-device group is checked on machines with two or more GPUs");
+    return;
+  }
+  std::vector<vyre::host::Backend> members;
+  for (std::size_t ordinal = 0; ordinal < devices; ++ordinal) {
+    vyre::CreateOptions options;
+    options.device_ordinal = static_cast<int>(ordinal);
+    members.push_back(open_backend("cuda", options));
+  }
+  const Group group(std::move(members));
+  MESSAGE("group over " << devices << " devices");
+  const std::uint32_t n = 512;
+  const std::vector<float> a = random_floats(std::size_t{n} * n, 50), m = random_floats(std::size_t{n} * n, 51);
+  const auto product_1 = single(naive_matmul(n), {vyre::host::as_bytes(a), vyre::host::as_bytes(m)});
+  CHECK(group.dispatch(naive_matmul(n), std::vector<Bytes>{vyre::host::as_bytes(a), vyre::host::as_bytes(m)},
+                       {{"a", Placement::replicate()}, {"b", Placement::replicate()}, {"c", Placement::gather()}}) == product_1);
+  const std::vector<std::uint32_t> values = random_words(3u << 20, 52);
+  vyre::DispatchConfig per_value;
+  per_value.dispatch_elements = values.size();
+  CHECK(group.dispatch(atomic_histogram(), std::vector<Bytes>{bytes(values)}, {{"values", Placement::split()}, {"bins", Placement::sum()}},
+                       per_value) == single(atomic_histogram(), {bytes(values)}, per_value));
+  const std::uint32_t count = (1u << 22) + 7;
+  const std::vector<std::uint32_t> x = random_words(count, 53);
+  CHECK(group.dispatch(affine_program(count), std::vector<Bytes>{bytes(x)}, {{"a", Placement::split()}, {"out", Placement::gather()}}) ==
+        single(affine_program(count), {bytes(x)}));
 }
