@@ -1,5 +1,6 @@
-// K13 twin: out = f(x) over f32 for one function of CUDA's precise math library per launch; the
-// function index is params[1], in the order of kernels.cpp's math_functions().
+// K13 twin: out = max over k < 8 of f(x (1 - k/256)) over f32, for one function of CUDA's precise
+// math library per launch (kernels.cpp, kK13Evaluations); the function index is params[1], in the
+// order of kernels.cpp's math_functions().
 #include "twin_common.cuh"
 
 namespace {
@@ -25,12 +26,16 @@ __device__ float apply(float x) {
 }
 
 constexpr int kFunctions = 16;
+constexpr int kEvaluations = 8;  // kK13Evaluations in kernels.hpp
 
 template <int F>
 __global__ void math(const float* __restrict__ x, float* __restrict__ out, unsigned n) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  out[i] = apply<F>(x[i]);
+  const float x0 = x[i];
+  float m = apply<F>(x0);
+  for (int k = 1; k < kEvaluations; ++k) m = fmaxf(m, apply<F>(x0 * (1.0f - k * 0.00390625f)));
+  out[i] = m;
 }
 
 template <int F>

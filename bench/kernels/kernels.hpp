@@ -72,6 +72,8 @@ enum class Inputs { Generate, None };
 std::vector<std::string> kernel_ids();
 // The K13 functions ("sin", "cos", ...).
 std::vector<std::string> k13_functions();
+// K13 evaluates its function at this many points per element: max over k of f(x (1 - k/256)).
+inline constexpr std::uint32_t kK13Evaluations = 8;
 
 // Build case `id` at `size`. `multiprocessors` sizes the grid-stride kernels (K4, K9, K10) the way a
 // CUDA programmer sizes them from the device. Throws std::invalid_argument for an unknown id.

@@ -16,6 +16,7 @@
 #include "../src/programs.hpp"
 #include "kernels.hpp"
 #include "lowering.hpp"
+#include "optimize/value_range.hpp"
 #include "vyre/error.hpp"
 #include "vyre/validate.hpp"
 
@@ -53,14 +54,19 @@ int run(const std::filesystem::path& dir, const std::string& target_text, const 
   const vyre::cuda::Target target = vyre::cuda::parse_target(target_text);
   int status = 0;
   for (const auto& [name, program] : bench_programs()) {
-    const vyre::cuda::LoweredProgram lowered = vyre::cuda::lower(program, target);
+    // As the runtime lowers it: specialised to the declared workgroup size (the optimizer's local_id
+    // bounds, .reqntid).
+    const vyre::cuda::LoweredProgram lowered =
+        vyre::cuda::lower(program, target, vyre::cuda::LowerOptions{.workgroup = program.workgroup_size});
+    const vyre::cuda::optimize::RangeAnalysis ranges(program, {program.workgroup_size});
     const std::filesystem::path ptx = dir / (name + ".ptx");
     std::ofstream(ptx) << lowered.ptx;
     const std::string command = fmt::format("'{}' -v --gpu-name {} -o '{}' '{}' > '{}' 2>&1", ptxas, target.name(),
                                             (dir / (name + ".cubin")).string(), ptx.string(),
                                             (dir / (name + ".ptxas.txt")).string());
     const int rc = std::system(command.c_str());
-    fmt::print("{:<16} {} ({} bytes of PTX){}\n", name, ptx.string(), lowered.ptx.size(),
+    fmt::print("{:<16} {} ({} bytes of PTX; {} of {} accesses proved in bounds){}\n", name, ptx.string(),
+               lowered.ptx.size(), ranges.proven(), ranges.accesses(),
                rc == 0 ? "" : fmt::format("; ptxas failed, see {}.ptxas.txt", name));
     if (rc != 0) status = 1;
   }

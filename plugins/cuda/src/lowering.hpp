@@ -16,6 +16,7 @@
 // `KernelEntry::params` lists the same layout explicitly (it is also written into AOT manifests).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -82,6 +83,15 @@ struct LowerOptions {
   // Every entry takes the shard parameters (layout item 5), so one launch can run a contiguous
   // x-range of the dispatch's workgroups with global ids (sharded dispatch over a device group).
   bool sharded = false;
+  // The workgroup size (x, y, z) of every launch of the module, when known: the optimizer bounds
+  // LocalId by it (optimize/value_range.hpp) and every entry declares `.reqntid` with it, so a
+  // launch with another size fails rather than run accesses proved in bounds for this one. The
+  // runtime lowers one module per effective workgroup size (workgroup_override included). Unset:
+  // no `.reqntid`, and LocalId is only bounded by CUDA's limit of 1024.
+  std::optional<std::array<std::uint32_t, 3>> workgroup = std::nullopt;
+  // Run the optimizer (plugins/cuda/src/optimize/). false: every load, store and atomic keeps its
+  // bounds predicate, as before the optimizer existed (tests, A/B measurements).
+  bool optimize = true;
 };
 
 // Lower a validated program for `target`. Throws vyre::Error: VYRE_ERR_UNSUPPORTED if the program

@@ -34,7 +34,7 @@ bool starts_with(const std::string& s, std::string_view prefix) {
 bool is_instruction(const std::string& line) {
   if (line.empty() || line == "{" || line == "}" || line.back() == ':') return false;
   if (starts_with(line, "//") || starts_with(line, ".reg") || starts_with(line, ".shared") ||
-      starts_with(line, ".param"))
+      starts_with(line, ".param") || starts_with(line, ".reqntid"))
     return false;
   return true;
 }

@@ -67,13 +67,18 @@ std::string assemble(const std::string& ptxas, const std::string& target, const 
 
 std::vector<Module> lower_corpus(const std::vector<ptx_test::CorpusProgram>& corpus,
                                  const vyre::cuda::Target& target, std::vector<std::string>& errors,
-                                 const vyre::cuda::LowerOptions& options = {}) {
+                                 const vyre::cuda::LowerOptions& options = {}, bool specialise = false) {
   std::vector<Module> modules;
   for (const auto& entry : corpus) {
     try {
       vyre::validate_or_throw(entry.program);
-      const std::string label = options.sharded ? entry.label + " (sharded)" : entry.label;
-      modules.push_back({label, vyre::cuda::lower(entry.program, target, options).ptx});
+      std::string label = options.sharded ? entry.label + " (sharded)" : entry.label;
+      vyre::cuda::LowerOptions these = options;
+      if (specialise) {
+        these.workgroup = entry.program.workgroup_size;  // as the runtime lowers it (.reqntid)
+        label += " (workgroup)";
+      }
+      modules.push_back({label, vyre::cuda::lower(entry.program, target, these).ptx});
     } catch (const std::exception& e) {
       errors.push_back(entry.label + ": " + e.what());
     }
@@ -154,6 +159,15 @@ TEST_CASE("every lowered op program assembles with ptxas") {
   // The sharded variants (group dispatch) of the structure corpus, for the device's target.
   modules.push_back(lower_corpus(ptx_test::structure_corpus(), vyre::cuda::parse_target("sm_90"),
                                  lowering_errors, vyre::cuda::LowerOptions{.sharded = true}));
+  // The runtime's modules: optimized for each program's own workgroup size, with .reqntid.
+  {
+    auto corpus = ptx_test::op_corpus(vyre::cuda::lowered_ops(vyre::cuda::Target{90}));
+    auto structures = ptx_test::structure_corpus();
+    corpus.insert(corpus.end(), structures.begin(), structures.end());
+    modules.push_back(lower_corpus(corpus, vyre::cuda::Target{90}, lowering_errors, {}, true));
+    modules.push_back(lower_corpus(structures, vyre::cuda::Target{90}, lowering_errors,
+                                   vyre::cuda::LowerOptions{.sharded = true}, true));
+  }
   for (const auto& error : lowering_errors) FAIL_CHECK(error);
   for (std::size_t t = 0; t < modules.size(); ++t) {
     auto more = make_batches(modules[t], t < std::size(names) ? names[t] : "sm_90");

@@ -89,7 +89,7 @@ void emulate(const fake_cuda_launch* launch, void*) {
 bool use_fake_driver(const std::string& cache_home) {
   setenv("VYRE_CUDA_DRIVER_LIBRARY", FAKE_CUDA_LIBRARY, 1);
   for (const char* name : {"VYRE_CUDA_FAIL", "VYRE_CUDA_FORCE_SPLIT_GRID_SYNC", "VYRE_CUDA_DISABLE_GRAPHS",
-                           "VYRE_CUDA_DEVICE_ORDINAL", "CUDA_CACHE_PATH"}) {
+                           "VYRE_CUDA_DEVICE_ORDINAL", "CUDA_CACHE_PATH", "VYRE_CUDA_DISABLE_OPTIMIZER"}) {
     unsetenv(name);
   }
   const std::string cache_dir = std::string(VYRE_BINARY_DIR) + "/" + cache_home;

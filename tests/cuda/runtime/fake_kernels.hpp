@@ -16,7 +16,7 @@ namespace vyre::cudatest {
 // Call from a namespace-scope initializer, before anything creates an instance: points the plugin
 // at the fake driver (FAKE_CUDA_LIBRARY), clears the variables that change what the plugin does
 // (VYRE_CUDA_FAIL, VYRE_CUDA_FORCE_SPLIT_GRID_SYNC, VYRE_CUDA_DISABLE_GRAPHS,
-// VYRE_CUDA_DEVICE_ORDINAL, CUDA_CACHE_PATH) and gives the JIT cache a fresh XDG_CACHE_HOME,
+// VYRE_CUDA_DEVICE_ORDINAL, CUDA_CACHE_PATH, VYRE_CUDA_DISABLE_OPTIMIZER) and gives the JIT cache a fresh XDG_CACHE_HOME,
 // <build>/<cache_home>, one per test program. Returns true.
 bool use_fake_driver(const std::string& cache_home);
 

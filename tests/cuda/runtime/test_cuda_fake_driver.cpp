@@ -231,6 +231,28 @@ TEST_CASE("module and PTX caches: one lowering per process, one module load per 
   CHECK(second("module_cache_misses") == 1);
 }
 
+TEST_CASE("a workgroup_override dispatch runs a module specialised to that size, loaded once") {
+  // Modules are specialised to one launch workgroup size (the optimizer's local_id bounds) and their
+  // entries declare it with .reqntid, which the fake enforces as a real driver does.
+  FakeScope scope(Kernel::Affine);
+  const std::uint32_t n = 4096;
+  const Program program = affine_program(n);  // declared workgroup 64
+  const auto compiled = fake().compile(program);
+  const auto a = random_words(3000, 4, kWordBound);
+  const std::vector<vyre::host::Bytes> inputs{bytes(a)};
+  const auto expected = affine_model(a, n);
+  DispatchConfig wide;
+  wide.workgroup_override = std::array<std::uint32_t, 3>{256, 1, 1};
+  Delta delta(fake());
+  CHECK(words(fake().dispatch(compiled, inputs, wide).at(0)) == expected);
+  CHECK(delta("module_cache_misses") == 1);  // the 256-wide variant
+  CHECK(words(fake().dispatch(compiled, inputs, wide).at(0)) == expected);
+  CHECK(words(fake().dispatch(compiled, inputs).at(0)) == expected);  // declared size: compile()'s module
+  CHECK(delta("module_cache_misses") == 1);
+  CHECK(delta("kernel_launches") == 3);
+  CHECK(FakeScope::stats().violations == 0);  // every launch's block matched its entry's .reqntid
+}
+
 TEST_CASE("grid_sync: cooperative with fresh barrier state when co-resident, phases otherwise") {
   DispatchConfig fixpoint;
   fixpoint.fixpoint_iterations = 3;

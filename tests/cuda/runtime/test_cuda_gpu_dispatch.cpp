@@ -1,7 +1,7 @@
 // Host dispatch on the GPU: the examples on both backends, sync/async/timed/pipeline agreement,
 // grid_sync programs both cooperative and split, 8 threads on one instance, device-limit errors
 // before any device work, graph replay of compiled pipelines (no slower than plain dispatch),
-// caches and telemetry.
+// caches and telemetry, workgroup memory under workgroup_override (one module per size).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -280,6 +280,39 @@ TEST_CASE("compiled pipelines replay one captured graph per input shape (VYRE_CU
   CHECK(delta("graph_builds") == 2);  // one per shape, never per call
   CHECK(delta("graph_launches") == 10);
   CHECK(delta("graph_fallbacks") == 0);
+}
+
+TEST_CASE("workgroup memory at the declared and overridden workgroup sizes agrees with the reference") {
+  // The optimizer drops the bounds checks of tile accesses it proves in range for the module's
+  // launch workgroup size; each size gets its own module (.reqntid). At 512 invocations local_id
+  // passes the 256-element tile: those stores must be dropped and loads read 0, as the reference does.
+  using namespace vyre::dsl;
+  const std::uint32_t n = 3000;
+  vyre::ProgramBuilder b;
+  b.workgroup(128);
+  auto x = b.buffer("x", vyre::Access::Read, vyre::Type::U32);
+  auto out = b.buffer("out", vyre::Access::Output, vyre::Type::U32, n);
+  auto tile = b.buffer("tile", vyre::Access::Workgroup, vyre::Type::U32, 256);
+  auto lid = b.let("lid", local_id(0));
+  auto gid = b.let("gid", invocation_id(0));
+  b.store(tile, lid, x[gid] + u32(1));
+  b.barrier();
+  b.let("v", tile[lid ^ u32(1)] * u32(3) + tile[u32(255) - (lid & u32(255))]);
+  b.loop("k", u32(0), u32(4), [&](vyre::Expr k) { b.assign("v", var("v") + tile[k * u32(64) + (lid & u32(63))]); });
+  b.if_(lt(gid, out.len()), [&] { b.store(out, gid, var("v")); });
+  const Program program = b.build();
+  const auto compiled = cuda().compile(program);
+  const auto inputs = random_inputs(program, n - 100, 77);
+  Delta delta(cuda());
+  for (const std::uint32_t size : {128u, 64u, 256u, 512u, 1024u, 128u}) {
+    CAPTURE(size);
+    DispatchConfig config;
+    if (size != 128) config.workgroup_override = std::array<std::uint32_t, 3>{size, 1, 1};
+    const auto expected = expected_outputs(program, inputs, config);
+    const auto actual = cuda().dispatch(compiled, views(inputs), config);
+    CHECK(same_outputs("tile program", program, inputs, expected, actual));
+  }
+  CHECK(delta("module_cache_misses") == 4);  // 64, 256, 512, 1024; 128 is compile()'s module
 }
 
 TEST_CASE("caches: the PTX is lowered once per process and each instance loads each module once") {

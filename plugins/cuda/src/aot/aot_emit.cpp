@@ -61,7 +61,8 @@ std::vector<vyre::AotFile> emit_aot_bundle(const kit::AotRequest& request, std::
   const Target target = choose_target(request, instance_target);
   const BundleGeometry geometry = resolve_bundle_geometry(request.program, request.config);
   check_weights(request, geometry);
-  const LoweredProgram lowered = lower(request.program, target);
+  // The bundle launches exactly its manifest's workgroup: specialise the module to it.
+  const LoweredProgram lowered = lower(request.program, target, LowerOptions{.workgroup = geometry.launch.workgroup});
 
   BundleFile ptx = text_file("kernel.ptx", lowered.ptx);
   CubinResult assembled = assemble_cubin(lowered.ptx, target);

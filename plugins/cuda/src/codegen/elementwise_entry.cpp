@@ -222,7 +222,7 @@ EmittedEntry emit_elementwise_entry(const ProgramLayout& layout, const Target& t
   f.put_label(f.return_label);
   f.ins("ret;");
 
-  out.ptx = fmt::format(".visible .entry {}(\n{})\n{{\n", kElementwiseEntryName, param_declarations(out.entry.params));
+  out.ptx = entry_header(kElementwiseEntryName, out.entry.params, layout);
   out.ptx += f.register_declarations();
   out.ptx += f.body();
   out.ptx += "}\n";

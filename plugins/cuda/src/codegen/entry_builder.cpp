@@ -43,8 +43,7 @@ EmittedEntry emit_entry(const ProgramLayout& layout, const Target& target, const
   emit_prologue(f, out.entry.params);
   emit_phases(f, plan);
 
-  out.ptx = fmt::format(".visible .entry {}(\n{})\n{{\n", plan.name,
-                        param_declarations(out.entry.params));
+  out.ptx = entry_header(plan.name, out.entry.params, layout);
   out.ptx += f.register_declarations();
   if (layout.shared_bytes > 0)
     out.ptx += fmt::format("  .shared .align 16 .b8 {}[{}];\n", kSharedBlockName, layout.shared_bytes);

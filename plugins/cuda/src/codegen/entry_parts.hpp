@@ -26,6 +26,11 @@ std::string param_name(const KernelParam& param);
 // The .entry parameter list for `params` (one ".param" line each).
 std::string param_declarations(const std::vector<KernelParam>& params);
 
+// The `.visible .entry NAME(params)` header up to and including the body's opening brace, with
+// `.reqntid` when the layout has a launch workgroup size.
+std::string entry_header(std::string_view name, const std::vector<KernelParam>& params,
+                         const ProgramLayout& layout);
+
 // Load every kernel parameter of `params` into registers (f.params) and take the shared block's
 // address.
 void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params);

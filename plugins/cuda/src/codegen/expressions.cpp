@@ -37,7 +37,7 @@ Value emit_load_expr(FunctionEmitter& f, const Expr& expr) {
   std::size_t buffer = buffer_index(f, expr.name);
   if (f.lane != nullptr && f.lane->vector) return preloaded(f, buffer);
   Value index = emit_expr(f, expr.args[0]);
-  return emit_load(f, element_ref(f, buffer, index));
+  return emit_load(f, element_ref(f, buffer, index, needs_bounds_check(f, expr)));
 }
 
 Value emit_atomic_expr(FunctionEmitter& f, const Expr& expr) {
@@ -45,7 +45,7 @@ Value emit_atomic_expr(FunctionEmitter& f, const Expr& expr) {
   require_arity(expr, exchange ? 3 : 2);
   std::size_t buffer = buffer_index(f, expr.name);
   std::vector<Value> args = emit_operands(f, expr);  // index, value[, expected]
-  ElementRef ref = element_ref(f, buffer, args[0]);
+  ElementRef ref = element_ref(f, buffer, args[0], needs_bounds_check(f, expr));
   return emit_atomic(f, expr.atomic_op, ref, args[1], exchange ? &args[2] : nullptr);
 }
 

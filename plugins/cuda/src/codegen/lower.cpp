@@ -1,5 +1,6 @@
 // lower(): the emitter's stages end to end, and module assembly.
 //   1. analysis        program_layout.cpp   buffers, shared layout, mode, phases
+//                      optimize/value_range.cpp  value ranges: accesses proved in bounds
 //   2. function state  function_emitter.cpp registers, labels, variables
 //   3. expressions     expressions.cpp and one file per operator family, memory_access.cpp
 //   4. statements      statements.cpp
@@ -7,6 +8,7 @@
 //                      elementwise entry of qualifying programs: elementwise_shape.cpp, elementwise_entry.cpp
 //   6. module          here: header, math-library definitions (once, dependencies first), entries
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -19,6 +21,7 @@
 #include "codegen/program_layout.hpp"
 #include "lowering.hpp"
 #include "math/math_library.hpp"
+#include "optimize/value_range.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ops.hpp"
 
@@ -92,6 +95,9 @@ std::string assemble_module(const Target& target, const std::vector<codegen::Emi
 LoweredProgram lower(const Program& program, const Target& target, const LowerOptions& options) {
   check_ops_lowered(program, target);
   codegen::ProgramLayout layout = codegen::analyze_program(program);
+  std::optional<optimize::RangeAnalysis> ranges;
+  if (options.optimize) layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
+  layout.launch_workgroup = options.workgroup;
 
   std::vector<codegen::EmittedEntry> entries;
   for (const auto& plan : entry_plans(layout, options.sharded))

@@ -2,6 +2,7 @@
 #include "codegen/memory_access.hpp"
 
 #include "codegen/storage_conversion.hpp"
+#include "optimize/value_range.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda::codegen {
@@ -20,9 +21,10 @@ std::string bounds_predicate(FunctionEmitter& f, const Value& index, const std::
   return both;
 }
 
-ElementRef global_ref(FunctionEmitter& f, std::size_t buffer, const Value& index, Type storage) {
+ElementRef global_ref(FunctionEmitter& f, std::size_t buffer, const Value& index, Type storage,
+                      bool checked) {
   ElementRef ref{buffer, storage, Space::Global, {}, 0, {}};
-  ref.in_bounds = bounds_predicate(f, index, f.params.count[buffer]);
+  if (checked) ref.in_bounds = bounds_predicate(f, index, f.params.count[buffer]);
   std::string offset = f.reg(RegClass::B64);
   f.ins("mul.wide.u32 {}, {}, {};", offset, index.reg, byte_size(storage));
   ref.address = f.reg(RegClass::B64);
@@ -30,16 +32,20 @@ ElementRef global_ref(FunctionEmitter& f, std::size_t buffer, const Value& index
   return ref;
 }
 
-ElementRef shared_ref(FunctionEmitter& f, std::size_t buffer, const Value& index, Type storage) {
+ElementRef shared_ref(FunctionEmitter& f, std::size_t buffer, const Value& index, Type storage,
+                      bool checked) {
   const BufferSlot& slot = f.layout().buffers[buffer];
   ElementRef ref{buffer, storage, Space::Shared, {}, slot.shared_offset, {}};
-  ref.in_bounds = bounds_predicate(f, index, std::to_string(slot.count));
+  if (checked) ref.in_bounds = bounds_predicate(f, index, std::to_string(slot.count));
   std::string offset = f.reg(RegClass::B32);
   f.ins("mul.lo.u32 {}, {}, {};", offset, index.reg, byte_size(storage));
   ref.address = f.reg(RegClass::B32);
   f.ins("add.u32 {}, {}, {};", ref.address, f.params.shared_base, offset);
   return ref;
 }
+
+// "@%p " for a checked access, "" for one proved in bounds.
+std::string guard(const ElementRef& ref) { return ref.in_bounds.empty() ? "" : "@" + ref.in_bounds + " "; }
 
 std::string operand_address(const ElementRef& ref) {
   if (ref.offset == 0) return "[" + ref.address + "]";
@@ -74,17 +80,26 @@ std::size_t buffer_index(const FunctionEmitter& f, std::string_view name) {
        "validate the program before lowering it; declare the buffer it names");
 }
 
-ElementRef element_ref(FunctionEmitter& f, std::size_t buffer, const Value& index) {
+bool needs_bounds_check(const FunctionEmitter& f, const Expr& access) {
+  return f.layout().ranges == nullptr || !f.layout().ranges->in_bounds(access);
+}
+
+bool needs_bounds_check(const FunctionEmitter& f, const Node& store) {
+  return f.layout().ranges == nullptr || !f.layout().ranges->in_bounds(store);
+}
+
+ElementRef element_ref(FunctionEmitter& f, std::size_t buffer, const Value& index, bool checked) {
   Type storage = f.program().buffers[buffer].element;
-  if (f.layout().buffers[buffer].workgroup) return shared_ref(f, buffer, index, storage);
-  return global_ref(f, buffer, index, storage);
+  if (f.layout().buffers[buffer].workgroup) return shared_ref(f, buffer, index, storage, checked);
+  return global_ref(f, buffer, index, storage, checked);
 }
 
 Value emit_load(FunctionEmitter& f, const ElementRef& ref) {
   StorageAccess access = storage_access(ref.storage);
   std::string raw = f.reg(access.load_class);
-  f.ins("mov.{} {}, {};", mov_type(access.load_class), raw, zero_immediate(access.load_class));
-  f.ins("@{} ld.{}.{} {}, {};", ref.in_bounds, space_name(ref.space), access.load_type, raw,
+  if (!ref.in_bounds.empty())
+    f.ins("mov.{} {}, {};", mov_type(access.load_class), raw, zero_immediate(access.load_class));
+  f.ins("{}ld.{}.{} {}, {};", guard(ref), space_name(ref.space), access.load_type, raw,
         operand_address(ref));
   return widen_loaded(f, ref.storage, raw);
 }
@@ -92,21 +107,21 @@ Value emit_load(FunctionEmitter& f, const ElementRef& ref) {
 void emit_store(FunctionEmitter& f, const ElementRef& ref, const Value& value) {
   StorageAccess access = storage_access(ref.storage);
   std::string raw = narrow_for_store(f, ref.storage, value);
-  f.ins("@{} st.{}.{} {}, {};", ref.in_bounds, space_name(ref.space), access.store_type,
+  f.ins("{}st.{}.{} {}, {};", guard(ref), space_name(ref.space), access.store_type,
         operand_address(ref), raw);
 }
 
 Value emit_atomic(FunctionEmitter& f, AtomicOp op, const ElementRef& ref, const Value& value,
                   const Value* expected) {
   Value old = f.value(ref.storage);
-  f.ins("mov.{} {}, 0;", bits_type(ref.storage), old.reg);
+  if (!ref.in_bounds.empty()) f.ins("mov.{} {}, 0;", bits_type(ref.storage), old.reg);
   std::string operation = atom_operation(op, ref.storage);
   if (op == AtomicOp::CompareExchange) {
-    f.ins("@{} atom.relaxed.gpu.{}.{} {}, {}, {}, {};", ref.in_bounds, space_name(ref.space),
+    f.ins("{}atom.relaxed.gpu.{}.{} {}, {}, {}, {};", guard(ref), space_name(ref.space),
           operation, old.reg, operand_address(ref), expected->reg, value.reg);
     return old;
   }
-  f.ins("@{} atom.relaxed.gpu.{}.{} {}, {}, {};", ref.in_bounds, space_name(ref.space), operation,
+  f.ins("{}atom.relaxed.gpu.{}.{} {}, {}, {};", guard(ref), space_name(ref.space), operation,
         old.reg, operand_address(ref), value.reg);
   return old;
 }

@@ -2,7 +2,8 @@
 // global buffers (kernel parameters) and workgroup buffers (the shared block).
 //
 // Out-of-bounds accesses are predicated off, never clamped: a load yields zero, a store is dropped,
-// an atomic yields 0 and changes nothing. An i32 index below zero is out of bounds. Element
+// an atomic yields 0 and changes nothing. An i32 index below zero is out of bounds. An access the
+// optimizer proved in bounds (optimize/value_range.hpp) has no predicate at all. Element
 // addressing is separated from the access itself so that a later pass can widen accesses (16-byte
 // vector loads, several elements per invocation) without touching the operator lowering.
 #pragma once
@@ -26,14 +27,20 @@ struct ElementRef {
   Space space = Space::Global;
   std::string address;        // .b64 global address (cvta.to.global), or .b32 shared address
   std::uint32_t offset = 0;   // constant byte offset added to `address`
-  std::string in_bounds;      // .pred: the index is in bounds
+  std::string in_bounds;      // .pred: the index is in bounds; "" when proved in bounds (no check)
 };
 
 // Index of the buffer called `name` (throws VYRE_ERR_INVALID_PROGRAM if there is none).
 std::size_t buffer_index(const FunctionEmitter& f, std::string_view name);
 
-// Address element `index` (u32 or i32) of buffer `buffer`.
-ElementRef element_ref(FunctionEmitter& f, std::size_t buffer, const Value& index);
+// Whether an access needs its bounds predicate: a Load or Atomic expression, or a Store node.
+// False only where the optimizer's value-range analysis proved the index in bounds.
+bool needs_bounds_check(const FunctionEmitter& f, const Expr& access);
+bool needs_bounds_check(const FunctionEmitter& f, const Node& store);
+
+// Address element `index` (u32 or i32) of buffer `buffer`, with its bounds predicate unless
+// `checked` is false (the caller's access was proved in bounds).
+ElementRef element_ref(FunctionEmitter& f, std::size_t buffer, const Value& index, bool checked = true);
 
 // Load the element (zero when out of bounds), widened to its value type.
 Value emit_load(FunctionEmitter& f, const ElementRef& ref);

@@ -4,12 +4,18 @@
 // kernel parameter layout of lowering.hpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "lowering.hpp"
 #include "vyre/buffer_index.hpp"
 #include "vyre/ir.hpp"
+
+namespace vyre::cuda::optimize {
+class RangeAnalysis;
+}
 
 namespace vyre::cuda::codegen {
 
@@ -33,6 +39,10 @@ struct ProgramLayout {
   bool grid_sync = false;
   // The top-level statements between grid_syncs (one phase when the program has none).
   std::vector<std::vector<const Node*>> phases;
+  // Set by lower(): the optimizer's value ranges (accesses proved in bounds lose their predicate),
+  // and the workgroup size every launch uses (LowerOptions::workgroup; entries declare .reqntid).
+  const optimize::RangeAnalysis* ranges = nullptr;
+  std::optional<std::array<std::uint32_t, 3>> launch_workgroup;
 };
 
 // Analyse `program`. Throws vyre::Error (VYRE_ERR_LIMIT) when its workgroup buffers do not fit in

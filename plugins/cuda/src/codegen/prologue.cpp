@@ -26,6 +26,13 @@ std::string param_declarations(const std::vector<KernelParam>& params) {
   return text;
 }
 
+std::string entry_header(std::string_view name, const std::vector<KernelParam>& params,
+                         const ProgramLayout& layout) {
+  std::string text = fmt::format(".visible .entry {}(\n{})\n", name, param_declarations(params));
+  if (const auto& wg = layout.launch_workgroup) text += fmt::format(".reqntid {}, {}, {}\n", (*wg)[0], (*wg)[1], (*wg)[2]);
+  return text + "{\n";
+}
+
 namespace {
 
 std::string load_pointer(FunctionEmitter& f, const KernelParam& param) {

@@ -1,9 +1,11 @@
-// Statement lowering: Let, Assign, Store, If, Loop, Return, Block, Barrier(workgroup).
+// Statement lowering: Let, Assign, Store, If, Loop (small constant-trip loops unrolled), Return,
+// Block, Barrier(workgroup).
 #include "codegen/statements.hpp"
 
 #include "codegen/expressions.hpp"
 #include "codegen/memory_access.hpp"
 #include "codegen/storage_conversion.hpp"
+#include "optimize/unroll.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda::codegen {
@@ -44,7 +46,7 @@ void emit_store_node(FunctionEmitter& f, const Node& node) {
   }
   Value index = emit_expr(f, node.exprs[0]);
   Value value = emit_expr(f, node.exprs[1]);
-  emit_store(f, element_ref(f, buffer, index), value);
+  emit_store(f, element_ref(f, buffer, index, needs_bounds_check(f, node)), value);
 }
 
 void emit_if(FunctionEmitter& f, const Node& node) {
@@ -66,10 +68,25 @@ void emit_if(FunctionEmitter& f, const Node& node) {
   f.put_label(end);
 }
 
+// A small constant-trip loop (optimize/unroll.hpp): one copy of the body per iteration, the
+// variable a literal in each. The bounds are side-effect free, so not evaluating them is the same.
+void emit_unrolled_loop(FunctionEmitter& f, const Node& node, const optimize::UnrollPlan& plan) {
+  f.comment(fmt::format("loop {} unrolled: {} to {}", node.name, plan.from, plan.to));
+  for (std::uint32_t k = plan.from; k < plan.to; ++k) {
+    f.push_scope();
+    f.declare(node.name, emit_constant(f, Type::U32, k));
+    for (const Node& child : node.body) emit_statement(f, child);
+    f.pop_scope();
+  }
+}
+
 // Loop(var, from, to): both bounds evaluated once, before the first iteration, into registers of
 // their own (the body may assign the variables they came from); var = from, ..., to - 1.
 void emit_loop(FunctionEmitter& f, const Node& node) {
   require_exprs(node, 2);
+  if (f.layout().ranges != nullptr) {
+    if (auto plan = optimize::unroll_plan(node, *f.layout().ranges)) return emit_unrolled_loop(f, node, *plan);
+  }
   Value from = emit_expr(f, node.exprs[0]);
   Value to = emit_expr(f, node.exprs[1]);
   Value counter = f.value(Type::U32);

@@ -24,7 +24,7 @@ void CudaBackend::device_profile(vyre_device_profile& out) {
 
 std::shared_ptr<kit::CompiledProgram> CudaBackend::compile(Program program, std::string fingerprint) {
   runtime_->bind();
-  auto module = runtime_->modules().get(program, fingerprint);
+  auto module = runtime_->modules().get(program, fingerprint, LowerOptions{.workgroup = program.workgroup_size});
   return std::make_shared<CudaProgram>(std::move(program), std::move(fingerprint), std::move(module));
 }
 

@@ -1,9 +1,17 @@
 // A program compiled for this instance: the validated IR (kit::CompiledProgram) plus its loaded
 // module. Dispatches reuse it without re-lowering, re-hashing or re-loading anything.
+//
+// Every module is specialised to one launch workgroup size (LowerOptions::workgroup: the optimizer
+// drops bounds checks that LocalId's bound proves, and the entries declare .reqntid). compile()
+// loads the one for the declared workgroup_size; a dispatch with a workgroup_override, or a
+// sharded dispatch, gets its own variant on first use (module_for).
 #pragma once
 
+#include <array>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "runtime/module_cache.hpp"
 #include "runtime/module_loader.hpp"
@@ -16,21 +24,26 @@ class CudaProgram final : public kit::CompiledProgram {
   CudaProgram(Program program, std::string fingerprint, std::shared_ptr<const LoadedModule> module)
       : kit::CompiledProgram(std::move(program), std::move(fingerprint)), module_(std::move(module)) {}
 
+  // The module compiled with the program: unsharded, for the declared workgroup_size.
   const LoadedModule& module() const { return *module_; }
 
-  // The sharded variant (LowerOptions::sharded) for group dispatches, lowered and loaded from
-  // `modules` (this instance's cache) on first use; plain dispatches never pay for it.
-  // Thread-safe; a failed load is not kept, so a later call retries.
-  const LoadedModule& sharded_module(ModuleCache& modules) const {
-    std::lock_guard lock(sharded_mutex_);
-    if (!sharded_) sharded_ = modules.get(program(), fingerprint(), LowerOptions{.sharded = true});
-    return *sharded_;
+  // The module for launches of `workgroup` invocations per workgroup, sharded (group dispatches,
+  // LowerOptions::sharded) or not: module() for the declared size unsharded, else a variant
+  // lowered and loaded from `modules` (this instance's cache) on first use; plain dispatches never
+  // pay for one. Thread-safe; a failed load is not kept, so a later call retries.
+  const LoadedModule& module_for(ModuleCache& modules, const std::array<std::uint32_t, 3>& workgroup,
+                                 bool sharded) const {
+    if (!sharded && workgroup == program().workgroup_size) return *module_;
+    std::lock_guard lock(variants_mutex_);
+    auto& variant = variants_[{sharded, workgroup}];
+    if (!variant) variant = modules.get(program(), fingerprint(), LowerOptions{.sharded = sharded, .workgroup = workgroup});
+    return *variant;
   }
 
  private:
   std::shared_ptr<const LoadedModule> module_;
-  mutable std::mutex sharded_mutex_;
-  mutable std::shared_ptr<const LoadedModule> sharded_;
+  mutable std::mutex variants_mutex_;
+  mutable std::map<std::pair<bool, std::array<std::uint32_t, 3>>, std::shared_ptr<const LoadedModule>> variants_;
 };
 
 // The CudaProgram behind a kit program handle (every program of this backend is one).

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "runtime/launch_checks.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda {
@@ -106,9 +107,14 @@ ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const Laun
   plan.shard = shard;
   if (geometry.empty() || (shard && (shard->empty() || planned_invocations(plan).size() == 0))) return plan;
   check_dispatch_size(geometry);
-  const LoadedModule& module = shard ? program.sharded_module(runtime.modules()) : program.module();
   plan.grid = geometry.grid;
   if (shard) plan.grid[0] = shard->count;
+  // The device's limits first, so that a workgroup it cannot launch never lowers a module variant
+  // (every variant has the same shared memory); then the module specialised to this launch's
+  // workgroup size (workgroup_override included: its entries require it with .reqntid).
+  const KernelFunction& declared = program.module().whole;
+  check_geometry(runtime.device(), declared.entry.name, plan.grid, geometry.workgroup, declared.static_shared_bytes, 0);
+  const LoadedModule& module = program.module_for(runtime.modules(), geometry.workgroup, shard.has_value());
   check_kernel(runtime, module.whole, plan);
   const KernelFunction* elementwise = runtime.elementwise_entries() ? elementwise_kernel(module, geometry) : nullptr;
   if (elementwise != nullptr) {

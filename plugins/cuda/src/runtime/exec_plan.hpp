@@ -6,7 +6,7 @@
 //     grid fits co-resident (occupancy x SMs), else its `phases` in order on one stream;
 //   - either way, fixpoint_iterations rounds of those launches on the same buffers;
 //   - a shard of a group dispatch (vyre/shard.hpp): the same choice among the program's *sharded*
-//     entries (CudaProgram::sharded_module), launched on the shard's workgroups only, with the
+//     entries (CudaProgram::module_for), launched on the shard's workgroups only, with the
 //     shard parameters giving every launch the global ids (lowering.hpp, layout item 5).
 // plan_execution makes every device-limit check; enqueue_execution (or a graph) then runs it.
 #pragma once

@@ -38,7 +38,10 @@ Value get_or_make(std::mutex& mutex, std::map<std::string, std::shared_future<Va
 
 std::string module_cache_key(const std::string& fingerprint, const Target& target,
                              const LowerOptions& options) {
-  return fingerprint + "|" + target.name() + "|" + kCodegenConfig + (options.sharded ? "|sharded" : "");
+  std::string key = fingerprint + "|" + target.name() + "|" + kCodegenConfig + (options.sharded ? "|sharded" : "");
+  if (const auto& wg = options.workgroup) key += "|wg=" + std::to_string((*wg)[0]) + "x" + std::to_string((*wg)[1]) + "x" + std::to_string((*wg)[2]);
+  if (!options.optimize) key += "|noopt";
+  return key;
 }
 
 std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, const Program& program,
@@ -52,8 +55,8 @@ std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, co
   });
 }
 
-ModuleCache::ModuleCache(const Context& context, Telemetry& telemetry, Target target)
-    : context_(context), telemetry_(telemetry), target_(target) {}
+ModuleCache::ModuleCache(const Context& context, Telemetry& telemetry, Target target, bool optimize)
+    : context_(context), telemetry_(telemetry), target_(target), optimize_(optimize) {}
 
 ModuleCache::~ModuleCache() {
   for (auto& [key, entry] : modules_) {
@@ -67,7 +70,9 @@ ModuleCache::~ModuleCache() {
 }
 
 std::shared_ptr<const LoadedModule> ModuleCache::get(const Program& program, const std::string& fingerprint,
-                                                     const LowerOptions& options) {
+                                                     const LowerOptions& requested) {
+  LowerOptions options = requested;
+  options.optimize = options.optimize && optimize_;
   const std::string key = module_cache_key(fingerprint, target_, options);
   return get_or_make(mutex_, modules_, key, telemetry_.module_hits, telemetry_.module_misses, [&] {
     auto lowered = lowered_program(key, program, target_, options, telemetry_);

@@ -19,9 +19,11 @@ namespace vyre::cuda {
 
 // Everything besides the program and target that changes the PTX the emitter produces. Bump the
 // version whenever the lowering contract changes meaning.
-inline constexpr const char* kCodegenConfig = "vyre-ptx-lowering/1";
+inline constexpr const char* kCodegenConfig = "vyre-ptx-lowering/2";
 
-// "<fingerprint>|sm_90|vyre-ptx-lowering/1", with "|sharded" for LowerOptions::sharded.
+// "<fingerprint>|sm_90|vyre-ptx-lowering/2", with "|sharded" for LowerOptions::sharded and
+// "|wg=XxYxZ" for LowerOptions::workgroup (the optimizer specialises a module to its launch
+// workgroup size, so each size is its own module) and "|noopt" without the optimizer.
 std::string module_cache_key(const std::string& fingerprint, const Target& target,
                              const LowerOptions& options = {});
 
@@ -32,7 +34,8 @@ std::shared_ptr<const LoweredProgram> lowered_program(const std::string& key, co
 
 class ModuleCache {
  public:
-  ModuleCache(const Context& context, Telemetry& telemetry, Target target);
+  // `optimize` false: every module is lowered without the optimizer (VYRE_CUDA_DISABLE_OPTIMIZER).
+  ModuleCache(const Context& context, Telemetry& telemetry, Target target, bool optimize = true);
   ~ModuleCache();  // unloads every module; the context must be current
   ModuleCache(const ModuleCache&) = delete;
   ModuleCache& operator=(const ModuleCache&) = delete;
@@ -50,6 +53,7 @@ class ModuleCache {
   const Context& context_;
   Telemetry& telemetry_;
   Target target_;
+  bool optimize_ = true;
   mutable std::mutex mutex_;
   // A key's entry is inserted before its module is loaded, so concurrent callers wait for the one
   // load while other keys load in parallel; a failed load removes its entry.

@@ -72,7 +72,7 @@ Runtime::Runtime(const Driver& driver, drv::CUdevice device, DeviceInfo info,
                      std::min<std::uint64_t>(device_.total_memory_bytes / 4, 4 * kGiB)),
       staging_("pinned host memory", staging_hooks(context_, telemetry_), kGiB / 2),
       deferred_(context_),
-      modules_(context_, telemetry_, target_for_device(device_)),
+      modules_(context_, telemetry_, target_for_device(device_), !env_flag(std::getenv(kDisableOptimizerEnv))),
       graphs_(kGraphCacheCapacity),
       repeats_(context_, telemetry_) {
   context_.bind();

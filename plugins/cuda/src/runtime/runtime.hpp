@@ -27,6 +27,9 @@ namespace vyre::cuda {
 inline constexpr const char* kForceSplitGridSyncEnv = "VYRE_CUDA_FORCE_SPLIT_GRID_SYNC";
 // Set to 1 to launch the `whole` entry of elementwise programs (no vectorised entry); for A/B runs.
 inline constexpr const char* kDisableElementwiseEnv = "VYRE_CUDA_DISABLE_ELEMENTWISE";
+// Set to 1 to lower every module without the optimizer (every access keeps its bounds check,
+// lowering.hpp LowerOptions::optimize); for A/B runs.
+inline constexpr const char* kDisableOptimizerEnv = "VYRE_CUDA_DISABLE_OPTIMIZER";
 // Set to 1 to stage every host dispatch through device memory (no mapped host memory); for A/B runs.
 inline constexpr const char* kDisableMappedHostEnv = "VYRE_CUDA_DISABLE_MAPPED_HOST";
 // Set to 1 to queue the repeated steps of sequences (read per sequence) and the device work of

@@ -39,7 +39,15 @@ struct Op {
 struct Function {
   std::string name;
   std::vector<int> param_bytes;
+  unsigned reqntid[3] = {0, 0, 0};  // the entry's .reqntid (0: none), which every launch must match
 };
+
+// A real driver refuses (CUDA_ERROR_INVALID_VALUE) a launch whose block is not the entry's .reqntid;
+// the fake also counts it as a violation, since the runtime must never attempt one.
+bool block_allowed(const Function* function, const unsigned block[3]) {
+  if (function->reqntid[0] == 0) return true;
+  return block[0] == function->reqntid[0] && block[1] == function->reqntid[1] && block[2] == function->reqntid[2];
+}
 
 struct Module {
   std::vector<std::unique_ptr<Function>> functions;
@@ -269,6 +277,7 @@ void parse_entries(const std::string& ptx, Module& module) {
   std::istringstream lines(ptx);
   std::string line;
   Function* open = nullptr;
+  Function* last = nullptr;
   while (std::getline(lines, line)) {
     const auto entry = line.find(".entry ");
     if (entry != std::string::npos) {
@@ -276,9 +285,17 @@ void parse_entries(const std::string& ptx, Module& module) {
       const auto start = entry + 7;
       function->name = line.substr(start, line.find('(', start) - start);
       open = function.get();
+      last = open;
       module.functions.push_back(std::move(function));
       continue;
     }
+    const auto reqntid = line.find(".reqntid ");
+    if (reqntid != std::string::npos && last != nullptr && open == nullptr) {
+      unsigned* r = last->reqntid;
+      if (std::sscanf(line.c_str() + reqntid + 9, "%u, %u, %u", &r[0], &r[1], &r[2]) != 3) r[0] = r[1] = r[2] = 0;
+      continue;
+    }
+    if (line.find('{') != std::string::npos) last = nullptr;  // the body: no more directives
     if (open == nullptr) continue;
     if (line.find(".param .u64") != std::string::npos || line.find(".param .b64") != std::string::npos) {
       open->param_bytes.push_back(8);
@@ -439,9 +456,13 @@ CUresult fake_cuModuleUnload(drv::CUmodule handle) {
   return 0;
 }
 
-CUresult fake_cuFuncGetAttribute(int* value, int attribute, drv::CUfunction) {
+CUresult fake_cuFuncGetAttribute(int* value, int attribute, drv::CUfunction handle) {
+  const auto* function = reinterpret_cast<const Function*>(handle);
+  const unsigned* r = function != nullptr ? function->reqntid : nullptr;
   switch (attribute) {
-    case drv::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
+    case drv::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *value = r != nullptr && r[0] != 0 ? static_cast<int>(r[0] * r[1] * r[2]) : 1024;
+      break;
     case drv::CU_FUNC_ATTRIBUTE_NUM_REGS: *value = 32; break;
     default: *value = 0; break;
   }
@@ -745,6 +766,10 @@ CUresult launch(drv::CUfunction function, const unsigned grid[3], const unsigned
   if (function == nullptr || !valid_stream(stream) || shared != 0) return drv::CUDA_ERROR_INVALID_VALUE;
   KernelNode node;
   node.function = reinterpret_cast<const Function*>(function);
+  if (!block_allowed(node.function, block)) {
+    violation("a launch whose block is not its entry's .reqntid");
+    return drv::CUDA_ERROR_INVALID_VALUE;
+  }
   for (int axis = 0; axis < 3; ++axis) {
     node.grid[axis] = grid[axis];
     node.block[axis] = block[axis];
@@ -827,6 +852,10 @@ CUresult node_from_params(const drv::KernelNodeParams* params, KernelNode& node)
   node.block[0] = params->blockDimX;
   node.block[1] = params->blockDimY;
   node.block[2] = params->blockDimZ;
+  if (!block_allowed(node.function, node.block)) {
+    violation("a graph kernel node whose block is not its entry's .reqntid");
+    return drv::CUDA_ERROR_INVALID_VALUE;
+  }
   return read_params(node.function, params->kernelParams, node.params) ? 0 : drv::CUDA_ERROR_INVALID_VALUE;
 }
 

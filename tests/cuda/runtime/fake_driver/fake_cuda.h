@@ -7,7 +7,8 @@
  * up as a wrong result. Kernels run through a hook the test installs (the fake knows each entry's
  * parameter layout from the PTX text). Misuse is counted as violations: a driver call without a
  * current context, copies outside live allocations or from unpinned host memory, freeing memory
- * that queued work still uses, a cooperative launch that does not fit, unknown handles.
+ * that queued work still uses, a cooperative launch that does not fit, unknown handles, a launch
+ * whose block is not its entry's .reqntid (which a real driver refuses).
  */
 #ifndef VYRE_FAKE_CUDA_H
 #define VYRE_FAKE_CUDA_H

@@ -1,0 +1,97 @@
+// The optimizer's value-range analysis (issue 11 §2): an analysis pass over a validated program,
+// separate from emission, that bounds every integer and bool expression by an unsigned interval of
+// its bits and proves which buffer accesses can never be out of bounds. The emitter then drops the
+// bounds predicate of exactly those accesses (codegen/memory_access.cpp); every other access keeps
+// it, so the SPEC's out-of-bounds semantics (a load yields 0, a store is dropped, an atomic yields 0
+// and changes nothing) are unchanged.
+//
+// What it knows, all of it sound for every invocation of every launch the module can see:
+//   - literals; builtins: LocalId < the launch workgroup size (RangeAssumptions::workgroup, else
+//     < 1024, CUDA's limit), WorkgroupId/NumWorkgroups by CUDA's grid limits, InvocationId =
+//     WorkgroupId * workgroup + LocalId, SubgroupLane < 32, SubgroupSize = 32, BufLen of a
+//     workgroup buffer = its declared count;
+//   - operators: add/sub/mul/shl without wrap-around (else the full range), and with a constant,
+//     shr, div and mod/rem by a non-zero divisor, min/max, or/xor, popcount/clz/ctz, not,
+//     select, casts and bitcasts that keep the value; comparisons are bool [0, 1];
+//   - variables: a Let that is never assigned keeps its value's interval; an assigned one is the
+//     full range; a loop variable is in [from.lo, to.hi - 1] (loop variables are read-only);
+//   - guards the program tests: inside `if x < y` (<=, >, >=, ==, logical and/or/not of them, a
+//     never-assigned bool variable bound to one), and after `if c { ...return }`, x is below y's
+//     upper bound. The facts hold only for "stable" expressions, whose value cannot change within
+//     an invocation (literals, builtins, BufLen, never-assigned variables and pure operators of
+//     them; loads are not stable). A grid_sync ends every fact.
+// Accesses it proves in bounds:
+//   - workgroup buffers: the index's interval is below the buffer's (constant) count;
+//   - global buffers: only under a dominating guard `x < BufLen(b)` (or `x < min(BufLen(b), ...)`,
+//     or a loop `Loop(x, _, BufLen(b))`) for the same stable index x and the same buffer b. The
+//     bound length of a global buffer is a launch parameter, never assumed from its declaration.
+//
+// LocalId is launch-dependent: DispatchConfig::workgroup_override changes the workgroup size. The
+// runtime therefore lowers (and caches) one module per effective workgroup size and passes it here
+// through LowerOptions::workgroup; entries lowered with a known size also declare `.reqntid` with
+// it, so a launch with any other size fails instead of running unchecked accesses.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "vyre/ir.hpp"
+
+namespace vyre::cuda::optimize {
+
+// The values of an integer (or bool) expression: its bits, zero-extended to 64, lie in [lo, hi].
+// A signed value's interval is over its two's-complement bits (-1 as i32 is 0xFFFFFFFF).
+struct Interval {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+
+  friend bool operator==(const Interval&, const Interval&) = default;
+};
+
+// Facts about every launch of the lowered module.
+struct RangeAssumptions {
+  // The workgroup size of every launch (x, y, z), when the module is specialised to one.
+  std::optional<std::array<std::uint32_t, 3>> workgroup;
+};
+
+class RangeAnalysis {
+ public:
+  // Analyse a validated program. Never throws for a validated program; an ill-typed expression
+  // simply gets no interval (and any access depending on it keeps its check).
+  RangeAnalysis(const Program& program, const RangeAssumptions& assumptions);
+
+  // The interval of an integer or bool expression of the analysed program (by address) that is a
+  // statement's operand (Let/Assign value, Store index and value, If condition, Loop bounds) or an
+  // access's index, under the guards that dominate it; nullopt for floats, ill-typed expressions
+  // and other expressions (sub-expressions are analysed, but not kept).
+  std::optional<Interval> range(const Expr& expr) const;
+
+  // Whether an access can never be out of bounds: a Load or Atomic expression, or a Store node.
+  bool in_bounds(const Expr& access) const { return proven_.count(&access) != 0; }
+  bool in_bounds(const Node& store) const { return proven_.count(&store) != 0; }
+
+  // A Loop node whose bounds are constant and side-effect free (stable expressions of one value):
+  // its [from, to). nullopt for any other loop or node.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> constant_bounds(const Node& loop) const;
+
+  // Loads, stores and atomics seen / proven in bounds (for tests and statistics).
+  std::size_t accesses() const { return accesses_; }
+  std::size_t proven() const { return proven_.size(); }
+
+ private:
+  friend class RangeWalk;
+  std::unordered_map<const Expr*, Interval> ranges_;
+  std::unordered_set<const void*> proven_;
+  std::unordered_map<const Node*, std::pair<std::uint32_t, std::uint32_t>> constant_loops_;
+  std::size_t accesses_ = 0;
+};
+
+// The full interval of a value of type `t` (bool: [0, 1]; 64-bit types: [0, 2^64 - 1]).
+Interval full_range(Type t);
+
+}  // namespace vyre::cuda::optimize
