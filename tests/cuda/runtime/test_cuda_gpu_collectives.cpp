@@ -218,7 +218,7 @@ TEST_CASE("a group of two devices: every collective exact, float sums repeatable
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kCalls;
   MESSAGE("all_reduce 1 GiB f32 over 2 devices: " << seconds * 1e3 << " ms per call, bus bandwidth "
                                                    << (2.0 * (2 - 1) / 2) * static_cast<double>(gib) / seconds / 1e9
-                                                   << " GB/s (NCCL_ALGO=" << (std::getenv("NCCL_ALGO") ? std::getenv("NCCL_ALGO") : "default")
+                                                   << " GB/s (NCCL_ALGO=" << std::string(std::getenv("NCCL_ALGO") ? std::getenv("NCCL_ALGO") : "default")
                                                    << ")");
 }
 
