@@ -2,7 +2,7 @@
 // costs per call on this machine, so that vyre's per-dispatch overhead can be read as
 // (vyre's time - this floor). Built and run on the GPU machine (not part of the CMake build):
 //
-//   g++ -O2 -std=c++20 -I/usr/local/cuda/include bench/floor/driver_floor.cpp -lcuda -o driver_floor
+//   g++ -O2 -std=c++20 -I/usr/local/cuda/include -Ibench/src bench/floor/driver_floor.cpp -lcuda -o driver_floor
 //   ./driver_floor > floor.txt
 //
 // Cases (medians of 15 samples; the kernel is a 1024-element u32 xor, 4 blocks of 256):
@@ -26,39 +26,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "xor_ptx.hpp"
 
-const char* kPtx = R"(
-.version 7.8
-.target sm_90
-.address_size 64
-.visible .entry xor1024(.param .u64 a, .param .u64 b, .param .u64 o, .param .u32 n)
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<10>;
-  ld.param.u64 %rd0, [a];
-  ld.param.u64 %rd1, [b];
-  ld.param.u64 %rd2, [o];
-  ld.param.u32 %r0, [n];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.u32 %r4, %r2, %r3, %r1;
-  setp.ge.u32 %p0, %r4, %r0;
-  @%p0 bra DONE;
-  mul.wide.u32 %rd3, %r4, 4;
-  add.s64 %rd4, %rd0, %rd3;
-  add.s64 %rd5, %rd1, %rd3;
-  add.s64 %rd6, %rd2, %rd3;
-  ld.global.b32 %r5, [%rd4];
-  ld.global.b32 %r6, [%rd5];
-  xor.b32 %r7, %r5, %r6;
-  st.global.b32 [%rd6], %r7;
-DONE:
-  ret;
-}
-)";
+namespace {
 
 void check(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return;
@@ -185,9 +155,9 @@ int main() {
   check(cuDevicePrimaryCtxRetain(&ctx, dev), "retain");
   check(cuCtxSetCurrent(ctx), "set current");
   CUmodule module = nullptr;
-  check(cuModuleLoadData(&module, kPtx), "module");
+  check(cuModuleLoadData(&module, vyre::bench::kXorPtx), "module");
   Kernel k;
-  check(cuModuleGetFunction(&k.fn, module, "xor1024"), "function");
+  check(cuModuleGetFunction(&k.fn, module, vyre::bench::kXorPtxEntry), "function");
   const std::size_t bytes = 1024 * 4;
   check(cuMemAlloc(&k.a, 3 * 4096), "alloc");
   k.b = k.a + 4096;

@@ -1,5 +1,7 @@
 #include "driver_kernel.hpp"
 
+#include "xor_ptx.hpp"
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -14,39 +16,6 @@ using CUdeviceptr = unsigned long long;
 using Handle = void*;  // CUcontext, CUmodule, CUfunction, CUstream: pointers to opaque structs
 
 constexpr unsigned kStreamNonBlocking = 1;  // CU_STREAM_NON_BLOCKING
-
-// out[i] = a[i] ^ b[i] for i < n (the kernel of bench/floor/driver_floor.cpp, for any sm_70+).
-const char* const kXorPtx = R"(
-.version 7.0
-.target sm_70
-.address_size 64
-.visible .entry xor_floor(.param .u64 a, .param .u64 b, .param .u64 o, .param .u32 n)
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd0, [a];
-  ld.param.u64 %rd1, [b];
-  ld.param.u64 %rd2, [o];
-  ld.param.u32 %r0, [n];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.u32 %r4, %r2, %r3, %r1;
-  setp.ge.u32 %p0, %r4, %r0;
-  @%p0 bra DONE;
-  mul.wide.u32 %rd3, %r4, 4;
-  add.s64 %rd4, %rd0, %rd3;
-  add.s64 %rd5, %rd1, %rd3;
-  add.s64 %rd6, %rd2, %rd3;
-  ld.global.b32 %r5, [%rd4];
-  ld.global.b32 %r6, [%rd5];
-  xor.b32 %r7, %r5, %r6;
-  st.global.b32 [%rd6], %r7;
-DONE:
-  ret;
-}
-)";
 
 void check(CUresult r, const char* call) {
   if (r != 0) throw DriverFailure(std::string(call) + " failed (CUresult " + std::to_string(r) + ")");
@@ -115,7 +84,7 @@ DriverXorKernel::DriverXorKernel(const DriverApi& d, int ordinal) : d_(d) {
     check(d.cuCtxPushCurrent_v2(context_), "cuCtxPushCurrent");
     pushed_ = true;
     check(d.cuModuleLoadData(&module_, kXorPtx), "cuModuleLoadData");
-    check(d.cuModuleGetFunction(&function_, module_, "xor_floor"), "cuModuleGetFunction");
+    check(d.cuModuleGetFunction(&function_, module_, kXorPtxEntry), "cuModuleGetFunction");
     for (CUdeviceptr* p : {&a_, &b_, &o_}) check(d.cuMemAlloc_v2(p, std::size_t{kElements} * 4), "cuMemAlloc");
     check(d.cuStreamCreate(&stream_, kStreamNonBlocking), "cuStreamCreate");
   } catch (...) {
