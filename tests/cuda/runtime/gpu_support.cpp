@@ -71,6 +71,16 @@ host::Backend open_backend(std::string_view id, const vyre::CreateOptions& optio
   return host::Backend::create(p.fns, p.library, options, std::string(id));
 }
 
+host::Group cuda_group(int devices) {
+  std::vector<host::Backend> members;
+  for (int ordinal = 0; ordinal < devices; ++ordinal) {
+    vyre::CreateOptions options;
+    options.device_ordinal = ordinal;
+    members.push_back(open_backend("cuda", options));
+  }
+  return host::Group(std::move(members));
+}
+
 host::Backend open_plugin_file(const std::string& path, const vyre::CreateOptions& options) {
   const LoadedPlugin& p = plugin_at(path);
   return host::Backend::create(p.fns, p.library, options, p.id);

@@ -16,6 +16,7 @@
 
 #include "vyre/backend.hpp"
 #include "vyre/error.hpp"
+#include "vyre/group.hpp"
 #include "vyre/ir.hpp"
 
 namespace vyre::cudatest {
@@ -37,6 +38,8 @@ bool require_gpu(const std::string& plugin);
 
 // A new instance of the backend `id` from build/plugins (throws vyre::Error).
 host::Backend open_backend(std::string_view id, const vyre::CreateOptions& options = {});
+// A group of new cuda instances on device ordinals 0 .. devices - 1, in rank order.
+host::Group cuda_group(int devices);
 // A new instance of the plugin at `path` (loaded once per path; throws vyre::Error).
 host::Backend open_plugin_file(const std::string& path, const vyre::CreateOptions& options = {});
 // Shared default instances (created once).

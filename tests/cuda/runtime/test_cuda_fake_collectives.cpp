@@ -99,15 +99,6 @@ fake_nccl_stats nccl_stats() {
   return s;
 }
 
-Group make_group(int ranks) {
-  std::vector<vyre::host::Backend> members;
-  for (int ordinal = 0; ordinal < ranks; ++ordinal) {
-    vyre::CreateOptions options;
-    options.device_ordinal = ordinal;
-    members.push_back(open_backend("cuda", options));
-  }
-  return Group(std::move(members));
-}
 
 std::vector<Bytes> views_of(const std::vector<ByteVector>& parts) { return views(parts); }
 
@@ -126,7 +117,7 @@ TEST_CASE("all_reduce of every integer type and reduction is exact for groups of
   Scope scope;
   constexpr std::size_t count = 333;  // odd: no element count is a multiple of a fold's block
   for (int ranks = 1; ranks <= 3; ++ranks) {
-    const Group group = make_group(ranks);
+    const Group group = cuda_group(ranks);
     for (const Type t : kIntegers) {
       for (const Reduce op : kAllReductions) {
         CAPTURE(ranks);
@@ -154,7 +145,7 @@ TEST_CASE("float all_reduce: sums add in rank order (the fake's order), min and 
   Scope scope;
   constexpr std::size_t count = 1000;
   for (int ranks = 1; ranks <= 3; ++ranks) {
-    const Group group = make_group(ranks);
+    const Group group = cuda_group(ranks);
     for (const Type t : {Type::F32, Type::F64}) {
       for (const Reduce op : {Reduce::sum, Reduce::min, Reduce::max}) {
         CAPTURE(ranks);
@@ -174,7 +165,7 @@ TEST_CASE("all_gather, reduce_scatter (every reduction) and broadcast from every
   constexpr std::size_t count = 77;
   for (int ranks = 1; ranks <= 3; ++ranks) {
     CAPTURE(ranks);
-    const Group group = make_group(ranks);
+    const Group group = cuda_group(ranks);
     const auto n = static_cast<std::size_t>(ranks);
     for (const Type t : {Type::U32, Type::I64, Type::F32, Type::F64}) {
       CAPTURE(vyre::type_name(t));
@@ -218,7 +209,7 @@ TEST_CASE("all_gather, reduce_scatter (every reduction) and broadcast from every
 TEST_CASE("collectives order after the dispatches that write their send buffers and before the ones that read their results") {
   Scope scope;
   constexpr std::uint32_t n = 500;
-  const Group group = make_group(3);
+  const Group group = cuda_group(3);
   const vyre::Program affine = affine_program(n);
   std::vector<std::vector<std::uint32_t>> a;
   std::vector<std::uint32_t> sum(n, 0);
@@ -263,7 +254,7 @@ TEST_CASE("the communicator: made once per group (copies share it), one rank per
   Scope scope;
   const std::uint64_t live = nccl_stats().live_comms;
   {
-    const Group group = make_group(3);
+    const Group group = cuda_group(3);
     CHECK(group.has_collectives());
     CHECK(nccl_stats().inits == 0);  // sharded dispatch needs no communicator
     group.connect();
@@ -285,23 +276,23 @@ TEST_CASE("collective errors: NCCL missing, failing or failed; devices missing o
   Scope scope;
   {
     ScopedEnv missing("VYRE_NCCL_LIBRARY", "/nonexistent/libnccl.so.2");
-    const std::string message = expect_error([] { make_group(2).connect(); }, VYRE_ERR_NO_DEVICE);
+    const std::string message = expect_error([] { cuda_group(2).connect(); }, VYRE_ERR_NO_DEVICE);
     CHECK(message.find("/nonexistent/libnccl.so.2") != std::string::npos);  // names the paths tried
     CHECK(message.find("VYRE_NCCL_LIBRARY") != std::string::npos);
     // Sharded dispatch does not need NCCL.
-    CHECK(make_group(2).dispatch(affine_program(8), std::vector<Bytes>{bytes(std::vector<std::uint32_t>(8, 1))},
+    CHECK(cuda_group(2).dispatch(affine_program(8), std::vector<Bytes>{bytes(std::vector<std::uint32_t>(8, 1))},
                                  {{"out", vyre::host::Placement::gather()}})
               .size() == 1);
   }
   const std::uint64_t live = nccl_stats().live_comms;
   {
     ScopedEnv fail_init("FAKE_NCCL_FAIL_INIT", "1");
-    const std::string message = expect_error([] { make_group(3).connect(); }, VYRE_ERR_DEVICE);
+    const std::string message = expect_error([] { cuda_group(3).connect(); }, VYRE_ERR_DEVICE);
     CHECK(message.find("ncclCommInitRank") != std::string::npos);
   }
   CHECK(nccl_stats().live_comms == live);  // nothing left behind
   {
-    const Group group = make_group(2);
+    const Group group = cuda_group(2);
     const GroupBuffers b = group.alloc(64);
     group.all_reduce(b, b, Type::U32, Reduce::sum, 16);
     {
@@ -331,7 +322,7 @@ TEST_CASE("collective errors: NCCL missing, failing or failed; devices missing o
 
 TEST_CASE("collective argument errors are refused before anything is queued") {
   Scope scope;
-  const Group group = make_group(2);
+  const Group group = cuda_group(2);
   group.connect();
   const fake_nccl_stats before = nccl_stats();
   const std::uint64_t launches = FakeScope::stats().kernel_launches;

@@ -79,15 +79,6 @@ struct GroupScope {
   ScopedEnv devices{"FAKE_CUDA_DEVICES", "3"};
 };
 
-Group make_group(int ranks) {
-  std::vector<vyre::host::Backend> members;
-  for (int ordinal = 0; ordinal < ranks; ++ordinal) {
-    vyre::CreateOptions options;
-    options.device_ordinal = ordinal;
-    members.push_back(open_backend("cuda", options));
-  }
-  return Group(std::move(members));
-}
 
 std::vector<std::uint32_t> histogram_model(const std::vector<std::uint32_t>& values) {
   std::vector<std::uint32_t> bins(kBins, 0);
@@ -110,7 +101,7 @@ TEST_CASE("a group of 1, 2 and 3 devices gives the single-device bytes of an ele
   REQUIRE(words(single[0]) == affine_model(a, n));
   for (int ranks = 1; ranks <= 3; ++ranks) {
     CAPTURE(ranks);
-    const Group group = make_group(ranks);
+    const Group group = cuda_group(ranks);
     for (const Placement input : {Placement::split(), Placement::replicate()}) {
       g_invocations = 0;
       const auto out = group.dispatch(program, inputs, {{"a", input}, {"out", Placement::gather()}});
@@ -134,7 +125,7 @@ TEST_CASE("a histogram with atomics: split values, summed bins equal one device'
   for (int ranks = 1; ranks <= 3; ++ranks) {
     CAPTURE(ranks);
     g_invocations = 0;
-    const auto out = make_group(ranks).dispatch(program, inputs, {{"values", Placement::split()}, {"bins", Placement::sum()}}, config);
+    const auto out = cuda_group(ranks).dispatch(program, inputs, {{"values", Placement::split()}, {"bins", Placement::sum()}}, config);
     CHECK(g_invocations == values.size());
     REQUIRE(out.size() == 1);
     CHECK(out[0] == single[0]);
@@ -146,14 +137,14 @@ TEST_CASE("a group larger than the grid leaves members without work and still gi
   const vyre::Program program = affine_program(10);  // one workgroup: shares 1 | 0 | 0
   const std::vector<std::uint32_t> a = random_words(10, 3, 100000);
   g_invocations = 0;
-  const auto out = make_group(3).dispatch(program, std::vector<Bytes>{bytes(a)}, {{"out", Placement::gather()}});
+  const auto out = cuda_group(3).dispatch(program, std::vector<Bytes>{bytes(a)}, {{"out", Placement::gather()}});
   CHECK(g_invocations == 10);
   CHECK(words(out[0]) == affine_model(a, 10));
 }
 
 TEST_CASE("group dispatch refuses grid_sync programs, unfit placements and other backends, with codes and a Fix") {
   GroupScope scope(Emulated::Affine);
-  const Group group = make_group(2);
+  const Group group = cuda_group(2);
   const std::uint64_t launches = FakeScope::stats().kernel_launches;
   const std::vector<std::uint32_t> x(512, 1);
   expect_error([&] { group.dispatch(rotate_program(512), std::vector<Bytes>{bytes(x)}, {{"x", Placement::split()}, {"t", Placement::gather()}}); },

@@ -36,19 +36,10 @@ using vyre::host::Reduce;
 
 const bool kGpu = require_gpu();
 
-Group make_group(int ranks) {
-  std::vector<vyre::host::Backend> members;
-  for (int ordinal = 0; ordinal < ranks; ++ordinal) {
-    vyre::CreateOptions options;
-    options.device_ordinal = ordinal;
-    members.push_back(open_backend("cuda", options));
-  }
-  return Group(std::move(members));
-}
 
 const bool kNccl = [] {
   try {
-    make_group(1).connect();
+    cuda_group(1).connect();
   } catch (const vyre::Error& error) {
     std::printf("SKIP: no usable NCCL: %s\n", error.what());
     std::fflush(stdout);
@@ -167,12 +158,12 @@ void ordering(const Group& group) {
 }  // namespace
 
 TEST_CASE("a group of one device runs every collective through NCCL") {
-  const Group group = make_group(1);
+  const Group group = cuda_group(1);
   every_collective(group);
 }
 
 TEST_CASE("a group of one device: a large xor (the fold's grid-stride loop) and ordering around dispatches") {
-  const Group group = make_group(1);
+  const Group group = cuda_group(1);
   constexpr std::size_t count = (std::size_t{1} << 24) + 12345;  // more words than one grid of the fold covers
   const std::vector<ByteVector> parts = random_parts(Type::U32, 1, count, 3);
   const GroupBuffers send = with_data(group, parts);
@@ -188,7 +179,7 @@ TEST_CASE("a group of two devices: every collective exact, float sums repeatable
     MESSAGE("SKIP two-device collectives: " << devices << " CUDA device(s) visible");
     return;
   }
-  const Group group = make_group(2);
+  const Group group = cuda_group(2);
   every_collective(group);
   ordering(group);
   // The same f32 sum twice gives the same bytes (two ranks: a + b, in any order).

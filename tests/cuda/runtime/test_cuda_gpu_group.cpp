@@ -125,13 +125,7 @@ TEST_CASE("a group over every visible device equals one device: matmul, histogra
     MESSAGE("one device visible: the multi-device group is checked on machines with two or more GPUs");
     return;
   }
-  std::vector<vyre::host::Backend> members;
-  for (std::size_t ordinal = 0; ordinal < devices; ++ordinal) {
-    vyre::CreateOptions options;
-    options.device_ordinal = static_cast<int>(ordinal);
-    members.push_back(open_backend("cuda", options));
-  }
-  const Group group(std::move(members));
+  const Group group = cuda_group(static_cast<int>(devices));
   MESSAGE("group over " << devices << " devices");
   const std::uint32_t n = 512;
   const std::vector<float> a = random_floats(std::size_t{n} * n, 50), m = random_floats(std::size_t{n} * n, 51);
