@@ -84,7 +84,7 @@ run_step() {
 
 # The NVIDIA Vulkan driver for the vulkan plugin: the lent GPU machines keep its ICD file outside the
 # loader's search path, and have no Vulkan loader or GL libraries (carry them: .gl/*.deb, see
-# docs/GPU_RUNS.md "Vulkan on the GPU machine"). An ICD the caller names wins.
+# docs/GPU_RUNS.md, "Vulkan on the GPU machine"). An ICD the caller names wins.
 find_nvidia_vulkan_icd() {
   [ -n "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && return 0
   local icd
