@@ -1,6 +1,8 @@
 // Every program of the kernel suite (bench/kernels/, K1..K13) at its small size on reference_cpu,
 // checked against the host computation of the same algorithm with the tolerance the benchmark uses
-// against the nvcc twin. Each case also proves it can fail: a corrupted output is rejected.
+// against the nvcc twin. Each case also proves it can fail: a corrupted output is rejected. The same
+// programs on vulkan where a Vulkan device can be created (lavapipe in CI): each matches, or is
+// refused at compile as unsupported by that device (lavapipe's subgroups are 8 wide).
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -10,6 +12,7 @@
 #include "kernels.hpp"
 #include "support/build_plugins.hpp"
 #include "vyre/backend.hpp"
+#include "vyre/error.hpp"
 #include "vyre/registry.hpp"
 #include "vyre/validate.hpp"
 
@@ -28,11 +31,19 @@ std::vector<vyre::host::ByteVector> run(const vyre::host::Backend& backend, cons
   return backend.dispatch(program, inputs, kc.config());
 }
 
-void check_case(const std::string& id) {
+// Checks case `id` on `backend_id`; false when the backend refused the program as unsupported.
+bool check_case(const std::string& id, const std::string& backend_id = "reference_cpu") {
   CAPTURE(id);
+  CAPTURE(backend_id);
   const k::KernelCase kc = k::make_case(id, k::Size::Small, 2, 0x5eed);
   REQUIRE(kc.block == kc.program.workgroup_size);
-  const auto got = run(registry().backend("reference_cpu"), kc);
+  std::vector<vyre::host::ByteVector> got;
+  try {
+    got = run(registry().backend(backend_id), kc);
+  } catch (const vyre::Error& e) {
+    if (backend_id == "reference_cpu" || e.code() != VYRE_ERR_UNSUPPORTED) throw;
+    return false;
+  }
   const auto want = k::host_outputs(kc);
   REQUIRE(got.size() == want.size());
   std::size_t o = 0;
@@ -49,6 +60,7 @@ void check_case(const std::string& id) {
     broken[vyre::byte_size(b.element) - 1] ^= std::byte{0x40};
     CHECK_FALSE(k::compare(b, expected, broken).ok);
   }
+  return true;
 }
 
 }  // namespace
@@ -70,6 +82,23 @@ TEST_CASE("kernel suite: every id builds a valid program with an explicit grid a
 
 TEST_CASE("kernel suite on reference_cpu matches the host computation") {
   for (const auto& id : k::kernel_ids()) {
-    SUBCASE(id.c_str()) { check_case(id); }
+    SUBCASE(id.c_str()) { CHECK(check_case(id)); }
   }
+}
+
+TEST_CASE("kernel suite on vulkan matches the host computation, or is refused as unsupported") {
+  if (const auto why = registry().probe("vulkan")) {
+    MESSAGE("no Vulkan device here: " << *why);
+    return;
+  }
+  std::vector<std::string> refused;
+  std::size_t ran = 0;
+  for (const auto& id : k::kernel_ids()) {
+    if (check_case(id, "vulkan")) ++ran;
+    else refused.push_back(id);
+  }
+  std::string list;
+  for (const auto& id : refused) list += id + " ";
+  MESSAGE(ran << " kernel cases ran on vulkan; refused as unsupported by this device: " << list);
+  CHECK(ran > 0);
 }
