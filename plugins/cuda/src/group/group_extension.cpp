@@ -36,9 +36,25 @@ vyre_status device_describe(int32_t ordinal, vyre_device_profile* out, vyre_erro
   });
 }
 
+// Set when the registry of live groups below is destroyed (at the plugin's unload or at exit);
+// constant-initialized and trivially destructible, so it can be read after that.
+std::atomic<bool> groups_destroyed{false};
+
 // Live groups by handle id (never a pointer: a released or bogus handle is simply not found).
+// A static object, not an immortal heap one: a plugin that is unloaded must not leave its registry
+// behind (LeakSanitizer reports it). A host that releases a group after the registry is gone (a
+// static of its own destroyed at exit after this one) finds nothing to release; groups a host
+// never released are left alive then, not destroyed while the plugin unloads.
 class Groups {
  public:
+  Groups() = default;
+  Groups(const Groups&) = delete;
+  Groups& operator=(const Groups&) = delete;
+  ~Groups() {
+    groups_destroyed = true;
+    for (auto& entry : groups_) (void)new std::shared_ptr<DeviceGroup>(std::move(entry.second));  // the host's leak
+  }
+
   std::uint64_t insert(std::shared_ptr<DeviceGroup> group) {
     std::lock_guard lock(mutex_);
     const std::uint64_t id = ++next_;
@@ -72,8 +88,11 @@ class Groups {
 };
 
 Groups& groups() {
-  static Groups* all = new Groups();  // never destroyed: a host may release groups during exit
-  return *all;
+  if (groups_destroyed)
+    fail(VYRE_ERR_INVALID_HANDLE, "the cuda plugin is being unloaded: its device groups are gone",
+         "release device groups before the plugin is unloaded or the process exits");
+  static Groups all;
+  return all;
 }
 
 vyre_status group_create(vyre_backend* const* members, uint32_t member_count, vyre_device_group** out,
@@ -126,7 +145,7 @@ vyre_status group_join(vyre_backend* member, const uint8_t* id, size_t id_len, u
 }
 
 void group_release(vyre_device_group* group) {
-  std::shared_ptr<DeviceGroup> taken = groups().take(group);
+  std::shared_ptr<DeviceGroup> taken = groups_destroyed ? nullptr : groups().take(group);
   try {
     taken.reset();  // waits for its collectives, destroys the communicators
   } catch (...) {   // nothing crosses the C ABI; the destructor does not throw, this is belt and braces

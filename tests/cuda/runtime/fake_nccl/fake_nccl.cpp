@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "fake_driver/fake_cuda.h"
@@ -125,11 +126,24 @@ std::size_t type_size(nccl::DataType type) {
   }
 }
 
+// Integer sums and products wrap, as NCCL's do (computed unsigned: signed overflow is undefined).
+template <class T>
+T wrapping(T a, T b, bool product) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;  // no promotion to int
+    const W r = product ? static_cast<W>(static_cast<W>(a) * static_cast<W>(b)) : static_cast<W>(static_cast<W>(a) + static_cast<W>(b));
+    return static_cast<T>(static_cast<U>(r));
+  } else {
+    return product ? a * b : a + b;
+  }
+}
+
 template <class T>
 T combine(T a, T b, nccl::RedOp op) {
   switch (op) {
-    case nccl::ncclSum: return static_cast<T>(a + b);
-    case nccl::ncclProd: return static_cast<T>(a * b);
+    case nccl::ncclSum: return wrapping(a, b, false);
+    case nccl::ncclProd: return wrapping(a, b, true);
     case nccl::ncclMax: return a > b ? a : b;
     case nccl::ncclMin: return a < b ? a : b;
     default: return a;
