@@ -35,11 +35,8 @@ std::vector<CaseResult> run_m1_allreduce(Context& context) {
   const std::uint64_t n = context.scaled_size(kElements, 1024, 1024);
   context.note(fmt::format("M1: all_reduce of {} f32 over {} devices", n, devices));
   std::vector<vyre::host::Backend> members;
-  for (std::size_t d = 0; d < devices; ++d) {
-    vyre::CreateOptions options;
-    options.device_ordinal = static_cast<int>(d);
-    members.push_back(context.registry().create("cuda", options));
-  }
+  for (std::size_t d = 0; d < devices; ++d)
+    members.push_back(create_on_device(context.registry(), "cuda", static_cast<int>(d)));
   const vyre::host::Group group(std::move(members));
   const vyre::host::GroupBuffers send = group.alloc(n * 4), recv = group.alloc(n * 4);
   std::vector<float> fill(n);

@@ -34,9 +34,7 @@ struct Member {
 
 Member make_member(Context& context, int ordinal, const vyre::Program& ir, const std::vector<std::uint32_t>& a,
                    const std::vector<std::uint32_t>& b) {
-  vyre::CreateOptions options;
-  options.device_ordinal = ordinal;
-  Member m{context.registry().create("cuda", options), {}, {}, {}, {}};
+  Member m{create_on_device(context.registry(), "cuda", ordinal), {}, {}, {}, {}};
   m.program = m.backend.compile(ir);
   for (int k = 0; k < 3; ++k) m.buffers.push_back(m.backend.alloc(a.size() * 4));
   m.backend.upload(m.buffers[0], 0, vyre::host::as_bytes(a));

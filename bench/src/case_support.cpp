@@ -64,6 +64,12 @@ void add_time_extra(CaseResult& result, const std::string& name, std::span<const
   result.extra[name] = std::move(figure);
 }
 
+vyre::host::Backend create_on_device(vyre::Registry& registry, const std::string& id, int ordinal) {
+  vyre::CreateOptions options;
+  options.device_ordinal = ordinal;
+  return registry.create(id, options);
+}
+
 std::vector<vyre::host::Metric> metrics_of(const vyre::host::Backend& backend) {
   try {
     return backend.metrics();

@@ -9,6 +9,7 @@
 
 #include "case_result.hpp"
 #include "vyre/backend.hpp"
+#include "vyre/registry.hpp"
 
 namespace vyre::bench {
 
@@ -16,6 +17,9 @@ CaseResult start_case(std::string id, std::string title, const vyre::host::Backe
                       std::string unit, std::string better);
 CaseResult start_case(std::string id, std::string title, std::string backend_id, std::string unit,
                       std::string better);
+
+// A new instance of backend `id` on device `ordinal` (M1 and M2 make one per device).
+vyre::host::Backend create_on_device(vyre::Registry& registry, const std::string& id, int ordinal);
 
 // The device time of a timed dispatch when the backend measured it (events), else its wall time.
 double timing_ns(const vyre::Timing& timing);

@@ -91,6 +91,15 @@ const host::Backend& cuda() {
   return backend;
 }
 
+const host::Backend& cuda_device0() {
+  static const host::Backend backend = [] {
+    vyre::CreateOptions options;
+    options.device_ordinal = 0;
+    return open_backend("cuda", options);
+  }();
+  return backend;
+}
+
 const host::Backend& reference() {
   static const host::Backend backend = open_backend("reference_cpu");
   return backend;

@@ -44,6 +44,9 @@ host::Group cuda_group(int devices);
 host::Backend open_plugin_file(const std::string& path, const vyre::CreateOptions& options = {});
 // Shared default instances (created once).
 const host::Backend& cuda();
+// A shared cuda instance on device ordinal 0 (where DriverMemory allocates), whatever
+// VYRE_CUDA_DEVICE_ORDINAL says (created once).
+const host::Backend& cuda_device0();
 const host::Backend& reference();
 
 // The op ids the cuda plugin declares.

@@ -19,16 +19,6 @@ using vyre::host::ExternalMemory;
 
 const bool kGpu = require_gpu();
 
-// Device 0, the device DriverMemory allocates on.
-const vyre::host::Backend& device0() {
-  static const vyre::host::Backend backend = [] {
-    vyre::CreateOptions options;
-    options.device_ordinal = 0;
-    return open_backend("cuda", options);
-  }();
-  return backend;
-}
-
 ExternalMemory external(const DriverMemory& owned, const std::shared_ptr<std::atomic<int>>& released) {
   ExternalMemory m;
   m.kind = VYRE_MEMORY_DEVICE;
@@ -41,7 +31,7 @@ ExternalMemory external(const DriverMemory& owned, const std::shared_ptr<std::at
 }  // namespace
 
 TEST_CASE("a cuMemAlloc'd pointer is imported, dispatched on in place and exported unchanged") {
-  const auto& backend = device0();
+  const auto& backend = cuda_device0();
   const std::uint32_t n = 1 << 20;
   DriverMemory owned(std::uint64_t{n} * 4);
   auto released = std::make_shared<std::atomic<int>>(0);
@@ -77,7 +67,7 @@ TEST_CASE("a cuMemAlloc'd pointer is imported, dispatched on in place and export
 }
 
 TEST_CASE("async work on imported memory finishes before the release callback") {
-  const auto& backend = device0();
+  const auto& backend = cuda_device0();
   const std::uint32_t n = 1 << 16;
   DriverMemory owned(std::uint64_t{n} * 4);
   auto released = std::make_shared<std::atomic<int>>(0);
@@ -101,7 +91,7 @@ TEST_CASE("async work on imported memory finishes before the release callback") 
 }
 
 TEST_CASE("imports the driver refuses keep their ownership") {
-  const auto& backend = device0();
+  const auto& backend = cuda_device0();
   DriverMemory owned(4096);
   auto released = std::make_shared<std::atomic<int>>(0);
   ExternalMemory too_long = external(owned, released);

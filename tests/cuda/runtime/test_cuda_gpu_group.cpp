@@ -23,15 +23,6 @@ using vyre::host::Placement;
 
 const bool kGpu = require_gpu();
 
-const vyre::host::Backend& device0() {
-  static const vyre::host::Backend backend = [] {
-    vyre::CreateOptions options;
-    options.device_ordinal = 0;
-    return open_backend("cuda", options);
-  }();
-  return backend;
-}
-
 // `members` instances, all on device 0.
 Group group_on_device0(int members) {
   std::vector<vyre::host::Backend> all;
@@ -83,7 +74,7 @@ std::vector<float> random_floats(std::size_t n, std::uint32_t seed) {
 
 std::vector<vyre::host::ByteVector> single(const vyre::Program& program, const std::vector<Bytes>& inputs,
                                            const vyre::DispatchConfig& config = {}) {
-  return device0().dispatch(device0().compile(program), inputs, config);
+  return cuda_device0().dispatch(cuda_device0().compile(program), inputs, config);
 }
 
 }  // namespace
@@ -120,7 +111,7 @@ TEST_CASE("group dispatch refuses a grid_sync program on the GPU") {
 }
 
 TEST_CASE("a group over every visible device equals one device: matmul, histogram, elementwise") {
-  const std::size_t devices = device0().devices().size();
+  const std::size_t devices = cuda_device0().devices().size();
   if (devices < 2) {
     MESSAGE("one device visible: the multi-device group is checked on machines with two or more GPUs");
     return;
