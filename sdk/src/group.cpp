@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -300,6 +301,110 @@ std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<
     outputs[static_cast<std::size_t>(plans[i].output)] =
         trimmed(*plans[i].decl, std::move(outputs[static_cast<std::size_t>(plans[i].output)]));
   return outputs;
+}
+
+namespace {
+
+// The element count of every buffer of a resident group dispatch (declaration order), checking
+// that the bindings fit: one per non-workgroup buffer, one live buffer of the right member per
+// rank, equal sizes across members, host bytes for read/uniform buffers only.
+std::vector<std::uint64_t> resident_elements(const vyre::Program& program, std::span<const GroupBinding> bindings,
+                                             const std::vector<Backend>& members) {
+  std::vector<std::uint64_t> elements;
+  std::size_t k = 0;
+  for (const BufferDecl& b : program.buffers) {
+    if (b.access == Access::Workgroup) {
+      elements.push_back(b.count);
+      continue;
+    }
+    if (k >= bindings.size()) break;
+    const GroupBinding& g = bindings[k++];
+    std::uint64_t bytes = 0;
+    if (g.is_host) {
+      if (b.access != Access::Read && b.access != Access::Uniform) {
+        fail(VYRE_ERR_INVALID_ARGUMENT,
+             fmt::format("dispatch_resident: buffer '{}' is written by the program but bound to host bytes", b.name),
+             "bind written buffers to resident buffers of every member (Group::alloc)");
+      }
+      bytes = g.host.size();
+    } else {
+      if (g.resident.size() != members.size()) {
+        fail(VYRE_ERR_INVALID_ARGUMENT,
+             fmt::format("dispatch_resident: buffer '{}' is bound to {} resident buffers for a group of {} members", b.name,
+                         g.resident.size(), members.size()),
+             "pass one buffer per member, in rank order (Group::alloc makes them)");
+      }
+      for (std::size_t r = 0; r < members.size(); ++r) {
+        const ResidentBuffer& buffer = g.resident[r];
+        if (!buffer || buffer.freed()) {
+          fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("dispatch_resident: buffer '{}' of member {} is empty or freed", b.name, r),
+               fmt::format("pass a live buffer of member {} (Group::alloc)", r));
+        }
+        if (buffer.byte_len() != g.resident.front().byte_len()) {
+          fail(VYRE_ERR_INVALID_ARGUMENT,
+               fmt::format("dispatch_resident: buffer '{}' has {} bytes on member {} and {} on member 0", b.name,
+                           buffer.byte_len(), r, g.resident.front().byte_len()),
+               "give every member a whole buffer of the same size (shards index it globally)");
+        }
+      }
+      bytes = g.resident.front().byte_len();
+    }
+    elements.push_back(bytes / byte_size(b.element));
+  }
+  const std::size_t wanted = static_cast<std::size_t>(
+      std::count_if(program.buffers.begin(), program.buffers.end(), [](const BufferDecl& b) { return b.access != Access::Workgroup; }));
+  if (bindings.size() != wanted) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("dispatch_resident: {} bindings for a program with {} non-workgroup buffers", bindings.size(), wanted),
+         "bind every read, uniform, read_write and output buffer, in declaration order");
+  }
+  return elements;
+}
+
+// Run every member's part concurrently and rethrow the first failure after all finished.
+template <class Work>
+void on_every_member(std::size_t count, Work&& work) {
+  std::vector<std::future<void>> running;
+  for (std::size_t r = 0; r < count; ++r) running.push_back(std::async(std::launch::async, [&work, r] { work(r); }));
+  std::exception_ptr first_error;
+  for (auto& w : running) {
+    try {
+      w.get();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace
+
+GroupShards Group::dispatch_resident(const vyre::Program& program, std::span<const GroupBinding> bindings,
+                                     const DispatchConfig& config) const {
+  const std::vector<std::uint64_t> elements = resident_elements(program, bindings, members_);
+  for (const GroupBinding& g : bindings) {
+    if (g.is_host) continue;
+    for (std::size_t r = 0; r < members_.size(); ++r) {
+      if (g.resident[r].state_->instance != members_[r].state_) {
+        fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("dispatch_resident: a binding's buffer {} is not a buffer of member {}", r, r),
+             "pass buffers in rank order, each allocated by its own member (Group::alloc)");
+      }
+    }
+  }
+  GroupShards out;
+  out.geometry = resolve_geometry(program, config, elements);
+  check_shardable(program, out.geometry);
+  out.ranges = shard_ranges(out.geometry.grid[0], ranks_);
+  on_every_member(members_.size(), [&](std::size_t r) {
+    const ShardRange shard = out.ranges[first_rank_ + r];
+    if (shard.empty()) return;
+    const Backend& member = members_[r];
+    const Program compiled = member.compile(program);
+    std::vector<Binding> member_bindings;
+    for (const GroupBinding& g : bindings)
+      member_bindings.push_back(g.is_host ? Binding::host_bytes(g.host) : Binding::of(g.resident[r]));
+    member.dispatch_resident_shard(compiled, member_bindings, shard, config);
+  });
+  return out;
 }
 
 // ---- collectives ---------------------------------------------------------------------------------

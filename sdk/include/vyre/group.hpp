@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "vyre/backend.hpp"
+#include "vyre/geometry.hpp"
+#include "vyre/shard.hpp"
 #include "vyre/types.hpp"
 
 namespace vyre::host {
@@ -45,6 +47,31 @@ using Placements = std::map<std::string, Placement, std::less<>>;
 
 // One resident buffer per member, in rank order (buffers[r] belongs to member(r)).
 using GroupBuffers = std::vector<ResidentBuffer>;
+
+// One declared (non-workgroup) buffer of a resident group dispatch (Group::dispatch_resident):
+// one resident buffer per member in rank order, each bound by its own member, or host bytes that
+// every member reads (read and uniform buffers only).
+struct GroupBinding {
+  GroupBuffers resident;
+  Bytes host;
+  bool is_host = false;
+
+  static GroupBinding of(GroupBuffers buffers) { return GroupBinding{std::move(buffers), {}, false}; }
+  static GroupBinding host_bytes(Bytes bytes) { return GroupBinding{{}, bytes, true}; }
+};
+
+// Where the work of a sharded dispatch went: the resolved geometry and every rank's workgroups
+// along x (over all ranks of the group, in every process), in rank order.
+struct GroupShards {
+  LaunchGeometry geometry;
+  std::vector<ShardRange> ranges;
+
+  // The elements of a buffer of `count` elements that rank `rank` wrote when each invocation
+  // along x writes `per_invocation` of them (vyre::shard_elements).
+  IndexRange elements(std::uint32_t rank, std::uint64_t per_invocation, std::uint64_t count) const {
+    return shard_elements(geometry, ranges.at(rank), per_invocation, count);
+  }
+};
 
 // A collective's reduction (all_reduce, reduce_scatter). sum wraps for integers; the bitwise ones
 // take integer elements only (NCCL has none: they are exchanged and folded exactly on each member).
@@ -93,6 +120,20 @@ class Group {
   // its buffer, VYRE_ERR_UNSUPPORTED for grid_sync programs and fixpoint_iterations > 1.
   std::vector<ByteVector> dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                    const Placements& placements = {}, const DispatchConfig& config = {}) const;
+
+  // Sharded dispatch on resident buffers, with the outputs left resident per device: member r runs
+  // its share of the grid (rank first_rank() + r of ranks(); Group::dispatch splits it the same
+  // way) with bindings[k].resident[r] bound to the program's k-th non-workgroup buffer, so each
+  // member's buffers hold the elements its invocations wrote and nothing is gathered. The buffers
+  // stay usable by the next dispatch_resident, by collectives (all_gather, all_reduce) and by
+  // download; GroupShards says which elements each rank wrote. Every member's buffer of one
+  // binding must have the same size (the whole buffer: shards index it globally). Runs the members
+  // concurrently and returns when all finished. Works on groups that span processes (each process
+  // runs its rank's share). Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for bindings that do not
+  // fit (count, sizes, a buffer of another member, host bytes for a written buffer),
+  // VYRE_ERR_UNSUPPORTED for grid_sync programs and fixpoint_iterations > 1.
+  GroupShards dispatch_resident(const vyre::Program& program, std::span<const GroupBinding> bindings,
+                                const DispatchConfig& config = {}) const;
 
   // ---- collectives (docs/MULTI_GPU.md, "Collectives") ----
   // The members' communicator is created by the first collective, or by connect(); copies of a
