@@ -72,6 +72,10 @@ void call_plugin(const Backend& member, const char* name, Call&& call) {
   slot.check(status, name);
 }
 
+}  // namespace
+
+namespace detail {
+
 // One declared buffer of a group dispatch and where its bytes go.
 struct BufferPlan {
   const BufferDecl* decl = nullptr;
@@ -83,6 +87,12 @@ struct BufferPlan {
 
   std::uint64_t byte_len() const { return elements * element_bytes; }
 };
+
+}  // namespace detail
+
+namespace {
+
+using detail::BufferPlan;
 
 [[noreturn]] void bad_placement(const BufferDecl& b, std::string_view why) {
   fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("group dispatch: buffer '{}' {}", b.name, why),
@@ -254,18 +264,56 @@ Group::Group(std::vector<Backend> members)
   }
 }
 
+// A dispatch across processes: this process ran its rank's range; every rank now gives the others
+// its part of each output, through the group's collectives, in the program's output order (every
+// rank makes the same calls). Gathered buffers: each rank's elements go into a chunk of the largest
+// share's size (u32 words), all_gather'ed, and every rank copies each rank's piece to its place.
+// Summed buffers: all_reduce sum (exact: integers). Data goes through the host, once each way.
+void Group::exchange_outputs(const std::vector<BufferPlan>& plans, const LaunchGeometry& geometry,
+                             const std::vector<ShardRange>& shards, const std::map<std::size_t, ByteVector>& summed,
+                             std::vector<ByteVector>& outputs) const {
+  const Backend& member = members_.front();
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const BufferPlan& p = plans[i];
+    if (p.output < 0) continue;
+    ByteVector& out = outputs[static_cast<std::size_t>(p.output)];
+    if (gathers(p)) {
+      std::vector<IndexRange> pieces;
+      std::uint64_t largest = 0;
+      for (const ShardRange& shard : shards) {
+        pieces.push_back(shard_bytes(p, geometry, shard));
+        largest = std::max(largest, pieces.back().size());
+      }
+      const std::uint64_t words = (largest + 3) / 4;
+      if (words == 0) continue;
+      const IndexRange mine = pieces[first_rank_];
+      const GroupBuffers send = alloc(words * 4), recv = alloc(words * 4 * ranks_);
+      if (mine.size() > 0) member.upload(send[0], 0, Bytes(out).subspan(mine.begin, mine.size()));
+      all_gather(send, recv, Type::U32, words);
+      const ByteVector all = member.download(recv[0], 0, words * 4 * ranks_);
+      for (std::uint32_t q = 0; q < ranks_; ++q) {
+        if (q == first_rank_ || pieces[q].size() == 0) continue;
+        std::memcpy(out.data() + pieces[q].begin, all.data() + std::uint64_t{q} * words * 4, pieces[q].size());
+      }
+    } else {
+      if (p.byte_len() == 0) continue;
+      const auto found = summed.find(i);
+      const GroupBuffers buffer = alloc(p.byte_len());  // zeroed: a rank without work adds zeros
+      if (found != summed.end()) member.upload(buffer[0], 0, found->second);
+      all_reduce(buffer, buffer, p.decl->element, Reduce::sum, p.elements);
+      out = member.download(buffer[0], 0, p.byte_len());
+    }
+  }
+}
+
 std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                         const Placements& placements, const DispatchConfig& config) const {
-  if (spans_processes_) {
-    fail(VYRE_ERR_UNSUPPORTED, "a group that spans processes runs collectives only; sharded dispatch across processes is not built",
-         "dispatch on this process's member (group.member(0)) and combine the results with collectives");
-  }
   const std::vector<BufferPlan> plans = plan_buffers(program, inputs, placements);
   std::vector<std::uint64_t> elements;
   for (const BufferPlan& p : plans) elements.push_back(p.elements);
   const LaunchGeometry geometry = resolve_geometry(program, config, elements);
   check_shardable(program, geometry);
-  const std::vector<ShardRange> shards = shard_ranges(geometry.grid[0], static_cast<std::uint32_t>(members_.size()));
+  const std::vector<ShardRange> shards = shard_ranges(geometry.grid[0], ranks_);  // every rank's, in every process
 
   std::vector<ByteVector> outputs;
   for (std::size_t i : program.output_indices()) {
@@ -277,7 +325,7 @@ std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<
   std::vector<std::future<std::map<std::size_t, ByteVector>>> work;
   for (std::size_t r = 0; r < members_.size(); ++r) {
     work.push_back(std::async(std::launch::async, [&, r] {
-      return run_member(members_[r], program, plans, geometry, shards[r], config, outputs);
+      return run_member(members_[r], program, plans, geometry, shards[first_rank_ + r], config, outputs);
     }));
   }
   std::vector<std::map<std::size_t, ByteVector>> summed;
@@ -290,11 +338,15 @@ std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<
     }
   }
   if (first_error) std::rethrow_exception(first_error);
-  for (const auto& member : summed) {  // rank order
+  if (spans_processes_) {
+    exchange_outputs(plans, geometry, shards, summed.front(), outputs);
+  } else {
+    for (const auto& member : summed) {  // rank order
     for (const auto& [i, bytes] : member) {
       ByteVector& out = outputs[static_cast<std::size_t>(plans[i].output)];
-      if (plans[i].element_bytes == 4) add_words<std::uint32_t>(out, bytes);
-      else add_words<std::uint64_t>(out, bytes);
+        if (plans[i].element_bytes == 4) add_words<std::uint32_t>(out, bytes);
+        else add_words<std::uint64_t>(out, bytes);
+      }
     }
   }
   for (std::size_t i : program.output_indices())

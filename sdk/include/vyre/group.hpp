@@ -82,10 +82,15 @@ enum class Reduce : std::uint32_t {
   bit_and = VYRE_REDUCE_AND,
   bit_or = VYRE_REDUCE_OR,
   bit_xor = VYRE_REDUCE_XOR,
+  // A sum in rank order, ((x[0] + x[1]) + x[2]) + ..., each addition rounded to nearest even:
+  // float results are the same bytes whatever algorithm NCCL picks (the data is exchanged and
+  // added on each member, at size times the traffic of sum). Integers: the same as sum.
+  sum_rank_order = VYRE_REDUCE_SUM_RANK_ORDER,
 };
 
 namespace detail {
 struct Communicator;
+struct BufferPlan;
 }
 
 class Group {
@@ -101,9 +106,11 @@ class Group {
   // and writes it to `id_file` (which must not exist: a stale id would make the others join a
   // dead group; VYRE_ERR_INVALID_ARGUMENT); the others wait for the file (up to `timeout_ms`, then
   // VYRE_ERR_TIMEOUT); every rank then blocks until all have joined, and rank 0 removes the file.
-  // The group has one member here (size() 1, ranks() `ranks`) and runs collectives only: each
-  // process passes its own buffer, and sizes count every rank. Group::dispatch across processes
-  // is not built (VYRE_ERR_UNSUPPORTED). Needs the backend's collectives (cuda: NCCL).
+  // The group has one member here (size() 1, ranks() `ranks`): collectives take this process's
+  // buffer and sizes count every rank; dispatch runs this rank's share of the grid and gives every
+  // rank the whole outputs (through collectives); dispatch_resident leaves each rank's share in
+  // its buffers. Every rank must make the same calls in the same order. Needs the backend's
+  // collectives (cuda: NCCL).
   static Group join(Backend member, const std::string& id_file, std::uint32_t ranks, std::uint32_t rank,
                     std::uint32_t timeout_ms = 60000);
 
@@ -116,7 +123,10 @@ class Group {
   // program's read/uniform/read_write buffers in declaration order; the result holds its
   // read_write/output buffers (trimmed to output_byte_range). Every member holds full-size buffers
   // (split inputs save transfers, not device memory). Synchronous; thread-safe as the members'
-  // calls are. Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for a placement that does not fit
+  // calls are. On a group that spans processes (join) every rank calls it with the same program,
+  // inputs (each reads only its share of split ones) and placements; this process runs its rank's
+  // range, and the ranks' parts of every output are exchanged with all_gather (gathered) or
+  // all_reduce (summed), so every rank returns the single-device result. Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for a placement that does not fit
   // its buffer, VYRE_ERR_UNSUPPORTED for grid_sync programs and fixpoint_iterations > 1.
   std::vector<ByteVector> dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                    const Placements& placements = {}, const DispatchConfig& config = {}) const;
@@ -162,8 +172,9 @@ class Group {
   //   all_gather:     recv[r][q * count + i] = send[q][i]  (recv holds ranks() * count)
   //   reduce_scatter: recv[r][i] = op over q of send[q][r * count + i]  (send holds ranks() * count)
   //   broadcast:      recv[r][i] = send[root][i]; send may be recv
-  // Float sums add in an order NCCL chooses: fixed for a given group size, rank order and NCCL
-  // algorithm (pin it with NCCL_ALGO=Ring NCCL_PROTO=Simple; docs/MULTI_GPU.md).
+  // Float sums (Reduce::sum) add in an order NCCL chooses: fixed for a given group size, rank order
+  // and NCCL algorithm (pin it with NCCL_ALGO=Ring NCCL_PROTO=Simple; docs/MULTI_GPU.md).
+  // Reduce::sum_rank_order adds in rank order on every member, whatever NCCL's algorithm.
   void all_reduce(const GroupBuffers& send, const GroupBuffers& recv, Type element, Reduce op,
                   std::uint64_t count) const;
   void all_gather(const GroupBuffers& send, const GroupBuffers& recv, Type element, std::uint64_t count) const;
@@ -175,6 +186,10 @@ class Group {
  private:
   void collective(std::uint32_t op, const GroupBuffers& send, const GroupBuffers& recv, Type element,
                   std::uint32_t reduce, std::uint64_t count, std::int32_t root, const char* name) const;
+  // Group::dispatch across processes: every rank's share of the outputs to every rank.
+  void exchange_outputs(const std::vector<detail::BufferPlan>& plans, const LaunchGeometry& geometry,
+                        const std::vector<ShardRange>& shards, const std::map<std::size_t, ByteVector>& summed,
+                        std::vector<ByteVector>& outputs) const;
   // The communicator, created on first use.
   const detail::Communicator& communicator() const;
 

@@ -95,7 +95,8 @@ void every_collective(const Group& group) {
   for (const Type t : {Type::U32, Type::I32, Type::U64, Type::I64, Type::F32, Type::F64}) {
     CAPTURE(vyre::type_name(t));
     const std::size_t size = vyre::byte_size(t);
-    for (const Reduce op : {Reduce::sum, Reduce::min, Reduce::max, Reduce::bit_and, Reduce::bit_or, Reduce::bit_xor}) {
+    for (const Reduce op : {Reduce::sum, Reduce::min, Reduce::max, Reduce::bit_and, Reduce::bit_or, Reduce::bit_xor,
+                            Reduce::sum_rank_order}) {
       if (vyre::is_float(t) && is_bitwise(op)) continue;
       CAPTURE(static_cast<int>(op));
       const std::vector<ByteVector> parts = random_parts(t, ranks, count, 100 + static_cast<std::uint64_t>(op));
