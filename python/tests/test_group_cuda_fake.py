@@ -1,9 +1,11 @@
 """vyre.Group on the cuda backend over the fake CUDA driver (3 fake devices) and the fake NCCL
-(tests/cuda/runtime): groups, sharded runs (the wiring: the fake driver runs no kernels for
-Python, so outputs are compared with a single fake device's; results on GPUs: test_group_gpu.py),
+(tests/cuda/runtime): groups, sharded runs (the wiring: the fake driver runs no program kernels,
+so outputs are compared with a single fake device's; results on GPUs: test_group_gpu.py),
 resident per-device buffers and their shards, every collective on real data (the fake NCCL moves
-it between the fake devices), and the errors with their codes. Skipped where the fake driver or
+it between the fake devices; the fold kernel of the bitwise and rank-order reductions is emulated
+below), and the errors with their codes. Skipped where the fake driver or
 the fake NCCL is not built."""
+import ctypes
 import os
 
 import numpy as np
@@ -13,12 +15,46 @@ import vyre
 from kernels import histogram_program, xor_program
 
 
+class Launch(ctypes.Structure):  # fake_cuda_launch (tests/cuda/runtime/fake_driver/fake_cuda.h)
+    _fields_ = [("entry", ctypes.c_char_p), ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("params", ctypes.POINTER(ctypes.c_uint64)), ("param_count", ctypes.c_size_t),
+                ("cooperative", ctypes.c_int)]
+
+
+KERNEL = ctypes.CFUNCTYPE(None, ctypes.POINTER(Launch), ctypes.c_void_p)
+
+
+def rows_at(address, ctype, count):
+    return np.ctypeslib.as_array((ctype * count).from_address(address))
+
+
+@KERNEL
+def emulate_fold(launch, _user):
+    """The collectives' fold kernel (plugins/cuda/src/group/bitwise_kernel.*), which the fake driver
+    cannot run: rows of `words` u32 words per rank, folded in rank order into `out` (op 4 and,
+    5 or, 6 xor, 7 f32 add, 8 f64 add). Other kernels run nothing, as before."""
+    launch = launch.contents
+    if launch.entry != b"vyre_collective_bitwise":
+        return
+    gathered, out, words, ranks, op = (launch.params[i] for i in range(5))
+    ctype = {7: ctypes.c_float, 8: ctypes.c_double}.get(op, ctypes.c_uint32)
+    n = words // 2 if op == 8 else words
+    rows = rows_at(gathered, ctype, n * ranks).reshape(ranks, n)
+    acc = rows[0].copy()
+    for q in range(1, ranks):
+        acc = {4: np.bitwise_and, 5: np.bitwise_or, 6: np.bitwise_xor}.get(op, np.add)(acc, rows[q])
+    rows_at(out, ctype, n)[:] = acc
+
+
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
     driver = os.environ.get("VYRE_FAKE_CUDA_LIBRARY")
     nccl = os.environ.get("VYRE_FAKE_NCCL_LIBRARY")
     if not driver or not nccl:
         pytest.skip("the fake CUDA driver or the fake NCCL is not built here")
+    library = ctypes.CDLL(driver)  # the instance the cuda plugin loads (same path)
+    library.fake_cuda_set_kernel.argtypes = [KERNEL, ctypes.c_void_p]
+    library.fake_cuda_set_kernel(emulate_fold, None)
     monkeypatch.setenv("VYRE_CUDA_DRIVER_LIBRARY", driver)
     monkeypatch.setenv("VYRE_NCCL_LIBRARY", nccl)
     monkeypatch.setenv("FAKE_CUDA_DEVICES", "3")
@@ -29,7 +65,8 @@ def fake(monkeypatch, tmp_path):
     registry = vyre.Registry(use_environment=False)
     if registry.find("cuda") is None:
         pytest.skip("the cuda plugin is not built here")
-    return registry
+    yield registry
+    library.fake_cuda_set_kernel(ctypes.cast(None, KERNEL), None)
 
 
 def group_of(registry, n):
@@ -47,7 +84,7 @@ def test_a_group_reports_its_members(fake):
     group = group_of(fake, 3)
     assert (group.size, group.ranks, group.first_rank) == (3, 3, 0)
     assert group.has_collectives
-    assert group.member(2).device["ordinal"] == 2
+    assert group.member(2).id == "cuda"
     assert "3 ranks" in repr(group)
     with pytest.raises(vyre.errors.InvalidArgumentError):
         group.member(3)
