@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build vyre from source on a GPU machine and run the CUDA plugin's tests in one go.
 #
-#   scripts/gpu-test.sh [all|build|test|python]      (default: all; python: only the Python step)
+#   scripts/gpu-test.sh [all|build|test|python|group]  (default: all; python: only the Python step;
+#                                                      group: only the multi-GPU tests, issue 16)
 #
 # Steps, each under its own time limit, CUDA work first: record the environment (nvidia-smi,
 # compilers); configure (Release, Ninja) and build the CUDA plugin, reference_cpu and the CUDA
@@ -245,18 +246,45 @@ run_python() {
     vyre_reference_cpu vyre_cuda || return 1
   # PYTEST_DISABLE_PLUGIN_AUTOLOAD: the tests need no third-party pytest plugins, and the GPU
   # machine's venv autoloads many (jaxtyping, hypothesis, benchmark, cov, ...).
+  # shellcheck disable=SC2046  # nccl_env prints one NAME=VALUE word or nothing
   run_step python-gpu 600 env PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 VYRE_SOURCE_DIR="$root" \
-    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 NCCL_NVLS_ENABLE=0 $(nccl_env) \
     VYRE_REFERENCE_PROGRAMS_TOOL="$build/bin/python_reference_programs" \
-    "$py" -m pytest -v -rs -p no:cacheprovider "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py"
+    "$py" -m pytest -v -rs -p no:cacheprovider "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py" \
+    "$root/python/tests/test_group_gpu.py"
   local counts
   counts=$(grep -E '(passed|failed|skipped).* in [0-9.]+s' "$logs/python-gpu.log" | tail -1)
   [ -n "$counts" ] && add_row "  pytest counts" "INFO" "0" "$counts"
 }
 
+# examples/multi_process: mpirun starts one `vyre run --join` per GPU (2 ranks); the outputs must
+# equal one device's. Exit 77 (SKIP, with the reason) without mpirun or two GPUs.
+run_multi_process_example() {
+  [ -x "$build/bin/vyre" ] || { add_row example-multi-process SKIP 0 "no $build/bin/vyre"; return 0; }
+  # shellcheck disable=SC2046  # nccl_env prints one NAME=VALUE word or nothing
+  run_step example-multi-process 300 env VYRE="$build/bin/vyre" WORK="$logs/multi_process" NCCL_NVLS_ENABLE=0 \
+    $(nccl_env) sh "$root/examples/multi_process/run.sh"
+}
+
+# Only the multi-GPU work (issue 16): configure, build the group tests, the CLI and the Python
+# module, run the fake and GPU group/collective tests, the Python group tests and the mpirun example.
+run_group_only() {
+  configure_project || return 1
+  run_step build-group 900 cmake --build "$build" -j "$jobs" --target vyre_cuda vyre vyre_reference_cpu \
+    test_cuda_fake_group test_cuda_fake_collectives test_cuda_gpu_group test_cuda_gpu_collectives || return 1
+  run_binary test_cuda_fake_group 120
+  run_binary test_cuda_fake_collectives 120
+  run_binary test_cuda_gpu_group 180
+  # shellcheck disable=SC2046  # nccl_env prints one NAME=VALUE word or nothing
+  run_binary test_cuda_gpu_collectives 300 NCCL_NVLS_ENABLE=0 $(nccl_env)
+  run_multi_process_example
+  run_python
+}
+
 run_rest() {
   # Which backends this machine can create, in selection order (cuda, vulkan, reference_cpu).
   [ -x "$build/bin/vyre" ] && run_step vyre-backends 120 "$build/bin/vyre" backends
+  run_multi_process_example
   if [ "${VYRE_GPU_TEST_CONFORM:-0}" = 1 ] && [ -x "$build/bin/vyre-conform" ]; then
     run_step vyre-conform 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend cuda \
       --out "$logs/certificates" --no-progress
@@ -291,6 +319,7 @@ case "$mode" in
   build) record_environment; configure_project && build_cuda; build_rest ;;
   test) record_environment; run_cuda_tests; run_python; run_bench; run_rest ;;
   python) record_environment; configure_project && run_python ;;
-  *) echo "usage: $0 [all|build|test|python]" >&2; exit 2 ;;
+  group) record_environment; run_group_only ;;
+  *) echo "usage: $0 [all|build|test|python|group]" >&2; exit 2 ;;
 esac
 [ "$failures" -eq 0 ]
