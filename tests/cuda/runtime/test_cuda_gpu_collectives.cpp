@@ -80,10 +80,10 @@ bool join_and_reduce(const std::string& file, std::uint32_t ranks, std::uint32_t
   group.upload(in, std::vector<Bytes>{bytes(a)});
   const vyre::host::GroupShards shards = group.dispatch_resident(
       affine, std::vector<vyre::host::GroupBinding>{vyre::host::GroupBinding::of(in), vyre::host::GroupBinding::of(share)});
-  const vyre::IndexRange mine = shards.elements(rank, 1, n);
+  const vyre::IndexRange range = shards.elements(rank, 1, n);
   const std::vector<std::uint32_t> held = words(group.download(share, n * 4)[0]);
-  bool only_mine = mine.size() > 0;
-  for (std::uint32_t i = 0; i < n; ++i) only_mine = only_mine && held[i] == (i >= mine.begin && i < mine.end ? model[i] : 0u);
+  bool only_mine = range.size() > 0;
+  for (std::uint32_t i = 0; i < n; ++i) only_mine = only_mine && held[i] == (i >= range.begin && i < range.end ? model[i] : 0u);
   group.all_reduce(share, whole, Type::U32, Reduce::bit_or, n);
   const bool assembled = words(group.download(whole, n * 4)[0]) == model;
   // Rank-order float sums across processes.
