@@ -2,7 +2,8 @@
 // host. A group dispatch splits the grid along x into contiguous workgroup ranges in rank order
 // (vyre/shard.hpp); every member runs its range with the global WorkgroupId / InvocationId /
 // NumWorkgroups through the backend's VYRE_EXTENSION_DEVICE_GROUP extension, so the result equals
-// the single-device dispatch bit for bit. Collectives (all_reduce, all_gather, reduce_scatter,
+// the single-device dispatch bit for bit; outputs are gathered to the host (dispatch) or left
+// resident per device (dispatch_resident). Collectives (all_reduce, all_gather, reduce_scatter,
 // broadcast) run on resident buffers of the members through the extension's communicator (cuda:
 // NCCL, loaded at run time). docs/MULTI_GPU.md describes the design.
 #pragma once
@@ -126,8 +127,9 @@ class Group {
   // calls are. On a group that spans processes (join) every rank calls it with the same program,
   // inputs (each reads only its share of split ones) and placements; this process runs its rank's
   // range, and the ranks' parts of every output are exchanged with all_gather (gathered) or
-  // all_reduce (summed), so every rank returns the single-device result. Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for a placement that does not fit
-  // its buffer, VYRE_ERR_UNSUPPORTED for grid_sync programs and fixpoint_iterations > 1.
+  // all_reduce (summed), so every rank returns the single-device result. Throws vyre::Error:
+  // VYRE_ERR_INVALID_ARGUMENT for a placement that does not fit its buffer, VYRE_ERR_UNSUPPORTED
+  // for grid_sync programs and fixpoint_iterations > 1.
   std::vector<ByteVector> dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                    const Placements& placements = {}, const DispatchConfig& config = {}) const;
 
