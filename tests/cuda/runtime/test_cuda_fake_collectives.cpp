@@ -28,6 +28,7 @@
 #include "collective_models.hpp"
 #include "gpu_support.hpp"
 #include "test_programs.hpp"
+#include "vyre/builder.hpp"
 #include "vyre/group.hpp"
 
 namespace {
@@ -50,6 +51,20 @@ std::uint32_t* words_at(std::uint64_t address) { return reinterpret_cast<std::ui
 
 std::atomic<std::uint64_t> g_folds{0};        // launches of the fold kernel
 std::atomic<std::uint64_t> g_float_folds{0};  // of them, rank-order float sums
+std::atomic<bool> g_histogram{false};         // the program kernels emulate: histogram_program, else affine
+
+// values: read u32 (runtime-sized); bins: output u32[16]. bins[values[i] % 16] += 1, atomically.
+vyre::Program histogram_program() {
+  using namespace vyre;
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(64);
+  Buf values = b.buffer("values", Access::Read, Type::U32);
+  b.buffer("bins", Access::Output, Type::U32, 16);
+  Expr i = b.let("i", invocation_id(0));
+  b.if_(lt(i, values.len()), [&] { b.let("previous", atomic(AtomicOp::Add, "bins", values[i] % u32(16), u32(1))); });
+  return b.build();
+}
 
 // The bitwise fold (group/bitwise_kernel.hpp): gathered, out, words, ranks, op. And the affine
 // program (test_programs.hpp): a, out, |a|, |out|, N, tail: out[i] = a[i] * 3 + i.
@@ -95,6 +110,10 @@ void emulate(const fake_cuda_launch* launch, void*) {
   const std::uint64_t first = l.param_count == 8 ? p[6] * 64 : 0;
   for (std::uint64_t g = first; g < first + total; ++g) {
     if (p[5] != 0 && g >= p[4]) continue;
+    if (g_histogram) {  // histogram_program: values, bins (16), |values|, |bins|, N, tail
+      if (g < p[2]) ++words_at(p[1])[words_at(p[0])[g] % 16];
+      continue;
+    }
     if (g < p[2] && g < p[3]) words_at(p[1])[g] = words_at(p[0])[g] * 3 + static_cast<std::uint32_t>(g);
   }
 }
@@ -581,6 +600,32 @@ TEST_CASE("sharded dispatch across processes (three threads here): every rank ge
   });
   CHECK(failures.empty());
   CHECK(nccl_stats().live_comms == live);
+}
+
+TEST_CASE("sharded dispatch across processes: summed outputs (an atomic histogram) are all-reduced to every rank") {
+  Scope scope;
+  g_histogram = true;
+  constexpr int kRanks = 3;
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("vyre-group-histogram-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()))).string();
+  const std::vector<std::uint32_t> values = random_words(5000, 62, 1000);  // 79 workgroups: 27, 26, 26
+  std::vector<std::uint32_t> model(16, 0);
+  for (const std::uint32_t v : values) ++model[v % 16];
+  vyre::DispatchConfig config;
+  config.dispatch_elements = values.size();
+  const std::uint64_t all_reduces = nccl_stats().all_reduces;
+  const std::vector<std::string> failures = run_threads(kRanks, [&](int t, Failures& failed) {
+    vyre::CreateOptions options;
+    options.device_ordinal = t;
+    const Group group = Group::join(open_backend("cuda", options), file, kRanks, static_cast<std::uint32_t>(t));
+    const std::vector<ByteVector> out = group.dispatch(histogram_program(), std::vector<Bytes>{bytes(values)},
+                                                       {{"values", vyre::host::Placement::split()}, {"bins", vyre::host::Placement::sum()}},
+                                                       config);
+    if (out.size() != 1 || words(out[0]) != model) failed.add("rank " + std::to_string(t) + ": summed bins differ from the model");
+  });
+  g_histogram = false;
+  CHECK(failures.empty());
+  CHECK(nccl_stats().all_reduces - all_reduces == kRanks);  // one all_reduce per rank: the bins
 }
 
 TEST_CASE("joining a group that spans processes: a stale id file, a rank 0 that never comes, a rank out of range") {
