@@ -120,6 +120,9 @@ struct BoundTensor {
 };
 BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
                         ProducerWaits& waits);
+// Only the cache: the entry of `object` where it still fits (a stale one is dropped), else none.
+std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                         ProducerWaits& waits);
 // {entries, hits, misses, stale, dropped, uncached} of the backend's import cache; and emptying it.
 py::dict import_cache_info(const PyBackend& backend);
 void clear_import_cache(const PyBackend& backend);

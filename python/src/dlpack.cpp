@@ -534,27 +534,33 @@ PyResident import_dlpack(const host::Backend& backend, const py::handle& object,
   return import_taken(backend, taken, where, read_only, true);
 }
 
+std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                        ProducerWaits& waits) {
+  ImportCache& cache = *backend.imports;
+  const auto found = cache.entries.find(ImportCache::Key{object.ptr(), read_only});
+  if (found == cache.entries.end()) return std::nullopt;
+  ImportCache::Entry& entry = found->second;
+  const std::optional<Fingerprint> now = fingerprint(object);
+  if (now && PyWeakref_GetObject(entry.weakref.ptr()) == object.ptr() && entry.print.matches(*now)) {
+    ++cache.hits;
+    if (entry.cuda_device >= 0) waits.add(entry.framework, entry.cuda_device);
+    return BoundTensor{py::reinterpret_borrow<py::object>(object), nullptr, entry.resident};
+  }
+  ++cache.stale;
+  const ImportCache::Entry gone = std::move(entry);  // released after the map no longer has it
+  cache.entries.erase(found);
+  return std::nullopt;
+}
+
 BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
                         ProducerWaits& waits) {
+  if (cached)
+    if (std::optional<BoundTensor> hit = cached_tensor(backend, object, read_only, waits)) return std::move(*hit);
   BoundTensor out;
   out.producer = py::reinterpret_borrow<py::object>(object);
   ImportCache& cache = *backend.imports;
   const ImportCache::Key key{object.ptr(), read_only};
   std::optional<Fingerprint> now = cached ? fingerprint(object) : std::nullopt;
-  if (now) {
-    if (const auto found = cache.entries.find(key); found != cache.entries.end()) {
-      ImportCache::Entry& entry = found->second;
-      if (PyWeakref_GetObject(entry.weakref.ptr()) == object.ptr() && entry.print.matches(*now)) {
-        ++cache.hits;
-        if (entry.cuda_device >= 0) waits.add(entry.framework, entry.cuda_device);
-        out.resident = entry.resident;
-        return out;
-      }
-      ++cache.stale;
-      const ImportCache::Entry gone = std::move(entry);  // released after the map no longer has it
-      cache.entries.erase(found);
-    }
-  }
 
   std::shared_ptr<TakenTensor> taken = take(capsule_of(object));
   const dlpack::Tensor& t = taken->tensor();

@@ -52,22 +52,27 @@ bool on_cpu(const py::handle& value) {
   return value.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<int>() == dlpack::kCPU;
 }
 
+host::Binding host_binding(const BufferDecl& decl, const py::handle& value, ResidentArguments& out);
+
 // A ResidentBuffer as it is; a DLPack object imported without a copy (a CPU one for a read buffer
 // goes as host bytes instead, which every backend takes); any other array as host bytes.
 host::Binding binding_of(const PyBackend& backend, const BufferDecl& decl, const py::handle& value,
                          ResidentArguments& out) {
   if (py::isinstance<PyResident>(value)) return host::Binding::of(resident_arg(value).buffer);
   const bool dlpack = !py::isinstance<py::array>(value) && py::hasattr(value, "__dlpack__");
-  if (dlpack && read_only(decl) && on_cpu(value))
+  if (!dlpack && !(py::isinstance<py::array>(value) && !read_only(decl))) return host_binding(decl, value, out);
+  std::optional<BoundTensor> hit = out.cached ? cached_tensor(backend, value, read_only(decl), out.waits) : std::nullopt;
+  if (!hit && dlpack && read_only(decl) && on_cpu(value))
     return binding_of(backend, decl, py::module_::import("numpy").attr("from_dlpack")(value), out);
-  if (dlpack || (py::isinstance<py::array>(value) && !read_only(decl))) {
-    BoundTensor bound = bind_tensor(backend, value, read_only(decl), out.cached, out.waits);
-    require_element_fits(decl, bound.resident.dtype);
-    out.producers.push_back(std::move(bound.producer));
-    if (bound.capsule) out.capsules.push_back(std::move(bound.capsule));
-    out.imported.push_back(std::move(bound.resident));
-    return host::Binding::of(out.imported.back().buffer);
-  }
+  BoundTensor bound = hit ? std::move(*hit) : bind_tensor(backend, value, read_only(decl), out.cached, out.waits);
+  require_element_fits(decl, bound.resident.dtype);
+  out.producers.push_back(std::move(bound.producer));
+  if (bound.capsule) out.capsules.push_back(std::move(bound.capsule));
+  out.imported.push_back(std::move(bound.resident));
+  return host::Binding::of(out.imported.back().buffer);
+}
+
+host::Binding host_binding(const BufferDecl& decl, const py::handle& value, ResidentArguments& out) {
   if (!read_only(decl))
     invalid_argument("buffer '" + decl.name + "' (" + std::string(access_name(decl.access)) +
                          ") needs a ResidentBuffer in a resident dispatch",
