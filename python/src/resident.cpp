@@ -59,9 +59,13 @@ host::Binding host_binding(const BufferDecl& decl, const py::handle& value, Resi
 host::Binding binding_of(const PyBackend& backend, const BufferDecl& decl, const py::handle& value,
                          ResidentArguments& out) {
   if (py::isinstance<PyResident>(value)) return host::Binding::of(resident_arg(value).buffer);
-  const bool dlpack = !py::isinstance<py::array>(value) && py::hasattr(value, "__dlpack__");
-  if (!dlpack && !(py::isinstance<py::array>(value) && !read_only(decl))) return host_binding(decl, value, out);
-  std::optional<BoundTensor> hit = out.cached ? cached_tensor(backend, value, read_only(decl), out.waits) : std::nullopt;
+  const bool array = py::isinstance<py::array>(value);
+  // The cache first: an object found there was imported before (a NumPy array bound to a read
+  // buffer goes as host bytes, never through it).
+  std::optional<BoundTensor> hit;
+  if (out.cached && !(array && read_only(decl))) hit = cached_tensor(backend, value, read_only(decl), out.waits);
+  const bool dlpack = !hit && !array && py::hasattr(value, "__dlpack__");
+  if (!hit && !dlpack && !(array && !read_only(decl))) return host_binding(decl, value, out);
   if (!hit && dlpack && read_only(decl) && on_cpu(value))
     return binding_of(backend, decl, py::module_::import("numpy").attr("from_dlpack")(value), out);
   BoundTensor bound = hit ? std::move(*hit) : bind_tensor(backend, value, read_only(decl), out.cached, out.waits);
