@@ -429,7 +429,7 @@ std::optional<Fingerprint> torch_fingerprint(const py::handle& object) {
 }
 
 // __cuda_array_interface__ (CuPy, Numba) or __array_interface__: data (address, read-only), shape,
-// typestr, strides (None: C order), offset; no mask.
+// typestr, strides (None: C order), offset; no mask. Read with the C API: it runs on every call.
 std::optional<Fingerprint> interface_fingerprint(const py::handle& object) {
   static PyObject* const cuda = interned("__cuda_array_interface__");
   static PyObject* const host = interned("__array_interface__");
@@ -438,44 +438,59 @@ std::optional<Fingerprint> interface_fingerprint(const py::handle& object) {
     PyErr_Clear();
     d = py::reinterpret_steal<py::object>(PyObject_GetAttr(object.ptr(), host));
   }
-  if (!d || !PyDict_Check(d.ptr())) {
-    PyErr_Clear();
+  const auto fail = []() -> std::optional<Fingerprint> {
+    PyErr_Clear();  // a malformed interface: no fingerprint, a plain import
     return std::nullopt;
+  };
+  if (!d || !PyDict_Check(d.ptr())) return fail();
+  PyObject* const i = d.ptr();
+  PyObject* const mask = PyDict_GetItemString(i, "mask");
+  PyObject* const data = PyDict_GetItemString(i, "data");
+  PyObject* const shape = PyDict_GetItemString(i, "shape");
+  PyObject* const typestr = PyDict_GetItemString(i, "typestr");
+  PyObject* const strides = PyDict_GetItemString(i, "strides");
+  PyObject* const offset = PyDict_GetItemString(i, "offset");
+  if ((mask != nullptr && mask != Py_None) || data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 ||
+      shape == nullptr || !PyTuple_Check(shape) || typestr == nullptr || !PyUnicode_Check(typestr))
+    return fail();
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(typestr, &length);
+  if (text == nullptr || length < 3) return fail();
+  std::uint64_t item = 0;
+  for (Py_ssize_t k = 2; k < length; ++k) {
+    if (text[k] < '0' || text[k] > '9') return fail();
+    item = item * 10 + static_cast<std::uint64_t>(text[k] - '0');
   }
-  try {
-    const py::dict i = d.cast<py::dict>();
-    if (i.contains("mask") && !i["mask"].is_none()) return std::nullopt;
-    const py::tuple data = i["data"].cast<py::tuple>();
-    const py::tuple shape = i["shape"].cast<py::tuple>();
-    const std::string typestr = i["typestr"].cast<std::string>();
-    if (typestr.size() < 3) return std::nullopt;
-    const std::uint64_t item = std::stoull(typestr.substr(2));
-    Fingerprint f;
-    f.address = data[0].cast<std::uint64_t>() + (i.contains("offset") ? i["offset"].cast<std::uint64_t>() : 0);
-    f.writable = !data[1].cast<bool>();
-    PyObject* name = PyUnicode_FromString(typestr.c_str());
-    if (name == nullptr) throw py::error_already_set();
-    PyUnicode_InternInPlace(&name);
-    f.type = py::reinterpret_steal<py::object>(name);
-    std::uint64_t n = 1;
-    for (const py::handle extent : shape) n *= extent.cast<std::uint64_t>();
-    f.byte_len = n * item;
-    f.contiguous = true;
-    if (i.contains("strides") && !i["strides"].is_none()) {
-      const py::tuple strides = i["strides"].cast<py::tuple>();
-      if (strides.size() != shape.size()) return std::nullopt;
-      std::uint64_t expected = item;
-      for (std::size_t k = shape.size(); k-- > 0;) {
-        const auto extent = shape[k].cast<std::uint64_t>();
-        if (extent != 1 && strides[k].cast<std::int64_t>() != static_cast<std::int64_t>(expected)) f.contiguous = false;
-        expected *= extent;
-      }
+  const std::optional<std::uint64_t> address = as_u64(PyTuple_GET_ITEM(data, 0));
+  const std::optional<std::uint64_t> skip = offset == nullptr || offset == Py_None ? std::optional<std::uint64_t>(0)
+                                                                                  : as_u64(offset);
+  const int read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+  if (!address || !skip || read_only < 0) return fail();
+  Fingerprint f;
+  f.address = *address + *skip;
+  f.writable = read_only == 0;
+  PyObject* name = Py_NewRef(typestr);
+  PyUnicode_InternInPlace(&name);  // equal typestrs: one object, compared by identity
+  f.type = py::reinterpret_steal<py::object>(name);
+  const Py_ssize_t rank = PyTuple_GET_SIZE(shape);
+  const bool strided = strides != nullptr && strides != Py_None;
+  if (strided && (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != rank)) return fail();
+  std::uint64_t n = 1;
+  std::uint64_t expected = item;
+  f.contiguous = true;
+  for (Py_ssize_t k = rank; k-- > 0;) {
+    const std::optional<std::uint64_t> extent = as_u64(PyTuple_GET_ITEM(shape, k));
+    if (!extent) return fail();
+    n *= *extent;
+    if (strided && *extent != 1) {
+      const long long stride = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
+      if (stride == -1 && PyErr_Occurred() != nullptr) return fail();
+      if (stride != static_cast<long long>(expected)) f.contiguous = false;
     }
-    return f;
-  } catch (const std::exception&) {  // a malformed interface: no fingerprint, a plain import
-    PyErr_Clear();
-    return std::nullopt;
+    expected *= *extent;
   }
+  f.byte_len = n * item;
+  return f;
 }
 
 std::optional<Fingerprint> fingerprint(const py::handle& object) {

@@ -115,6 +115,40 @@ def test_asynchronous_dispatches_import_per_call_and_clear_empties_the_cache(cpu
     assert info(cpu)["entries"] == 0
 
 
+class HostArray:
+    """A CPU producer with __dlpack__ and __array_interface__ (what NumPy's own say); `array` can
+    be pointed at another array, as torch's set_ would."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+    @property
+    def __array_interface__(self):
+        return self.array.__array_interface__
+
+
+def test_an_array_interface_producer_is_cached_and_imported_again_on_other_memory(cpu):
+    out = HostArray(np.zeros(1024, np.uint32))
+    cpu.run_resident(xor_program(), a=A, b=B, out=out)
+    cpu.run_resident(xor_program(), a=A, b=A, out=out)
+    assert info(cpu)["hits"] == 1 and not out.array.any()
+    first = out.array
+    out.array = np.zeros(1024, np.uint32)  # other memory, the same producer object
+    cpu.run_resident(xor_program(), a=A, b=B, out=out)
+    assert info(cpu)["stale"] == 1 and info(cpu)["misses"] == 2
+    np.testing.assert_array_equal(out.array, A ^ B)
+    assert not first.any()  # not written through the old import
+    out.array = np.zeros((2, 512), np.uint32)[:, ::2]  # strided: refused, as before the cache
+    with pytest.raises(vyre.errors.InvalidArgumentError):
+        cpu.run_resident(xor_program(), a=A, b=B, out=out)
+
+
 # ---- cuda over the fake driver: a CuPy-like producer -------------------------------------------------
 
 
