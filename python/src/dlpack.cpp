@@ -409,20 +409,21 @@ std::optional<Fingerprint> torch_fingerprint(const py::handle& object) {
   static PyObject* const dtype = interned("dtype");
   static PyObject* const is_contiguous = interned("is_contiguous");
   PyObject* o = object.ptr();
-  const auto address = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(o, data_ptr));
-  const auto bytes = py::reinterpret_steal<py::object>(PyObject_GetAttr(o, nbytes));
-  auto type = py::reinterpret_steal<py::object>(PyObject_GetAttr(o, dtype));
-  const auto compact = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(o, is_contiguous));
+  // One read after another: none runs with an exception set by the one before.
   Fingerprint f;
+  const auto address = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(o, data_ptr));
   const std::optional<std::uint64_t> a = as_u64(address.ptr());
+  const auto bytes = a ? py::reinterpret_steal<py::object>(PyObject_GetAttr(o, nbytes)) : py::object();
   const std::optional<std::uint64_t> n = as_u64(bytes.ptr());
-  if (!a || !n || !type || !compact) {
-    PyErr_Clear();
+  if (n) f.type = py::reinterpret_steal<py::object>(PyObject_GetAttr(o, dtype));
+  const auto compact = f.type ? py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(o, is_contiguous))
+                              : py::object();
+  if (!compact) {
+    PyErr_Clear();  // no fingerprint (a meta tensor, a broken subclass): a plain import
     return std::nullopt;
   }
   f.address = *a;
   f.byte_len = *n;
-  f.type = std::move(type);
   f.contiguous = compact.ptr() == Py_True;
   f.writable = true;
   return f;

@@ -149,6 +149,54 @@ def test_an_array_interface_producer_is_cached_and_imported_again_on_other_memor
         cpu.run_resident(xor_program(), a=A, b=B, out=out)
 
 
+class TorchLike:
+    """What the cache reads of a torch tensor (data_ptr(), nbytes, dtype, is_contiguous()), over a
+    NumPy array, from a module named torch.* (torch's own tensors take this path on the GPU)."""
+    __module__ = "torch.stand_in"
+
+    def __init__(self, array):
+        self.array, self.contiguous, self.broken = array, True, False
+
+    def data_ptr(self):
+        if self.broken:
+            raise RuntimeError("no data pointer")
+        return self.array.__array_interface__["data"][0]
+
+    @property
+    def nbytes(self):
+        return self.array.nbytes
+
+    @property
+    def dtype(self):
+        return self.array.dtype
+
+    def is_contiguous(self):
+        return self.contiguous
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_a_torch_like_tensor_is_cached_by_its_fingerprint(cpu):
+    out = TorchLike(np.zeros(1024, np.uint32))
+    cpu.run_resident(xor_program(), a=A, b=B, out=out)
+    cpu.run_resident(xor_program(), a=A, b=B, out=out)
+    assert info(cpu)["hits"] == 1 and info(cpu)["misses"] == 1
+    out.array = np.zeros(1024, np.uint32)  # like set_: other memory
+    cpu.run_resident(xor_program(), a=A, b=B, out=out)
+    assert info(cpu)["stale"] == 1
+    np.testing.assert_array_equal(out.array, A ^ B)
+    out.contiguous = False  # like transpose_: the same memory seen strided is not the cached import
+    cpu.run_resident(xor_program(), a=A, b=B, out=out)
+    assert info(cpu)["stale"] == 2 and info(cpu)["uncached"] == 1
+    out.contiguous, out.broken = True, True  # a fingerprint that cannot be read: imported per call
+    cpu.run_resident(xor_program(), a=A, b=A, out=out)
+    assert not out.array.any() and info(cpu)["hits"] == 1 and info(cpu)["uncached"] == 2
+
+
 # ---- cuda over the fake driver: a CuPy-like producer -------------------------------------------------
 
 
