@@ -40,8 +40,14 @@ fi
 
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/vyre-multi-process.XXXXXX")}
 mkdir -p "$WORK"
-AS_ROOT=""
-if [ "$(id -u)" = 0 ]; then AS_ROOT="--allow-run-as-root"; fi
+MPI_OPTIONS=""
+if [ "$(id -u)" = 0 ]; then MPI_OPTIONS="--allow-run-as-root"; fi
+# OpenMPI passes these to the ranks explicitly (-x), where set.
+for name in VYRE_NCCL_LIBRARY NCCL_NVLS_ENABLE NCCL_ALGO NCCL_PROTO NCCL_DEBUG VYRE_CUDA_DRIVER_LIBRARY \
+            FAKE_CUDA_DEVICES XDG_CACHE_HOME LD_LIBRARY_PATH CUDA_VISIBLE_DEVICES; do
+  eval "set_value=\${$name+x}"
+  if [ -n "$set_value" ]; then MPI_OPTIONS="$MPI_OPTIONS -x $name"; fi
+done
 
 # name, file, placements: the histogram's values are replicated (each invocation strides over all
 # of them) and its atomic counts summed across ranks (all_reduce); saxpy's x and y are split, y
@@ -53,7 +59,7 @@ run_one() {
   rm -f "$id"
   echo "== $name: $NP ranks on devices $DEVICES"
   # shellcheck disable=SC2086
-  "$MPIRUN" $AS_ROOT -np "$NP" "$VYRE" run "$file" --random 7 --devices "$DEVICES" --join "$id" \
+  "$MPIRUN" $MPI_OPTIONS -np "$NP" "$VYRE" run "$file" --random 7 --devices "$DEVICES" --join "$id" \
     --out "$WORK/$name.group" "$@"
   first=${DEVICES%%,*}
   VYRE_CUDA_DEVICE_ORDINAL=$first "$VYRE" run "$file" --random 7 --backend cuda --out "$WORK/$name.single" >/dev/null
