@@ -82,7 +82,8 @@ HostRun::HostRun(std::shared_ptr<Runtime> rt, const kit::HostDispatch& dispatch,
     memory_barrier(fn, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                    VK_ACCESS_HOST_READ_BIT);
   }
-  submission_->submit();
+  value_ = submission_->submit();
+  if (!timed) submission_.release();  // back to the pool: reused once value_ is reached
   Telemetry& t = rt_->telemetry;
   Telemetry::add(t.dispatches);
   Telemetry::add(t.submissions);
@@ -92,7 +93,7 @@ HostRun::HostRun(std::shared_ptr<Runtime> rt, const kit::HostDispatch& dispatch,
 
 HostRun::~HostRun() {
   try {
-    submission_->wait(UINT64_MAX);
+    rt_->device->wait_for(value_, UINT64_MAX);
   } catch (...) {
   }
 }
@@ -107,13 +108,13 @@ void HostRun::deliver() {
 }
 
 bool HostRun::poll() {
-  if (!submission_->poll()) return false;
+  if (!rt_->device->reached(value_)) return false;
   deliver();
   return true;
 }
 
 bool HostRun::wait(std::uint64_t timeout_ns) {
-  if (!submission_->wait(timeout_ns)) return false;
+  if (!rt_->device->wait_for(value_, timeout_ns)) return false;
   deliver();
   return true;
 }

@@ -23,6 +23,7 @@ class HostRun {
   // true once finished; the outputs are then delivered (exactly once). Throws if the work failed.
   bool poll();
   bool wait(std::uint64_t timeout_ns);
+  // Timed runs only (they keep their submission for its timestamps).
   std::uint64_t device_ns() { return submission_->device_ns(); }
 
  private:
@@ -38,7 +39,8 @@ class HostRun {
   std::vector<std::uint64_t> output_offsets_;  // per output: its binding's offset in the block
   Block staging_;
   Block device_;
-  SubmissionHandle submission_;
+  SubmissionHandle submission_;  // released at submit unless timed
+  std::uint64_t value_ = 0;      // the submission's timeline value
   bool delivered_ = false;
 };
 

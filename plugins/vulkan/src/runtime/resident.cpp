@@ -155,31 +155,34 @@ namespace {
 
 class ResidentPending final : public kit::Pending {
  public:
-  ResidentPending(SubmissionHandle submission, std::vector<Block> temporaries, std::unique_ptr<InFlightGuard> guard)
-      : submission_(std::move(submission)), temporaries_(std::move(temporaries)), guard_(std::move(guard)) {}
+  // The submission went back to the pool at submit; completion is the timeline value.
+  ResidentPending(std::shared_ptr<Runtime> rt, std::uint64_t value, std::vector<Block> temporaries,
+                  std::unique_ptr<InFlightGuard> guard)
+      : rt_(std::move(rt)), value_(value), temporaries_(std::move(temporaries)), guard_(std::move(guard)) {}
   ~ResidentPending() override {
     std::lock_guard lock(mutex_);
     try {
-      submission_->wait(UINT64_MAX);
+      rt_->device->wait_for(value_, UINT64_MAX);  // the temporaries stay alive until the work is done
     } catch (...) {
     }
   }
   bool poll() override {
     std::lock_guard lock(mutex_);
-    if (!submission_->poll()) return false;
+    if (!rt_->device->reached(value_)) return false;
     guard_->clear();
     return true;
   }
   bool wait(std::uint64_t timeout_ns) override {
     std::lock_guard lock(mutex_);
-    if (!submission_->wait(timeout_ns)) return false;
+    if (!rt_->device->wait_for(value_, timeout_ns)) return false;
     guard_->clear();
     return true;
   }
 
  private:
   std::mutex mutex_;
-  SubmissionHandle submission_;
+  std::shared_ptr<Runtime> rt_;
+  std::uint64_t value_;
   std::vector<Block> temporaries_;
   std::unique_ptr<InFlightGuard> guard_;
 };
@@ -195,10 +198,13 @@ std::unique_ptr<kit::Pending> dispatch_resident(std::shared_ptr<Runtime> rt, con
   record_resident(*rt, cmd, dispatch, temporaries);
   auto guard = std::make_unique<InFlightGuard>();
   for (const kit::CheckedBinding& b : dispatch.bindings) guard->add(b.resident);
-  s->submit();
+  const std::uint64_t value = s->submit();
   Telemetry::add(rt->telemetry.submissions);
   Telemetry::add(rt->telemetry.resident_dispatches);
-  if (!wait) return std::make_unique<ResidentPending>(std::move(s), std::move(temporaries), std::move(guard));
+  if (!wait) {
+    s.release();  // reused by a later dispatch once `value` is reached
+    return std::make_unique<ResidentPending>(std::move(rt), value, std::move(temporaries), std::move(guard));
+  }
   const std::uint64_t queued = now_ns();
   s->wait(UINT64_MAX);
   if (timing != nullptr) {
