@@ -1,6 +1,6 @@
 // A host dispatch: the program's storage buffers laid out in one block (each binding at a
 // 256-byte aligned offset), inputs written, `output` buffers zeroed, the program recorded, and the
-// outputs' byte ranges delivered to the caller once the fence signals. On unified-memory devices
+// outputs' byte ranges delivered to the caller once its work finished. On unified-memory devices
 // the host-visible block is bound directly; elsewhere a device block mirrors it and copies move
 // inputs in and outputs out. Sync, async (Pending) and timed dispatches, and pipelines, share it.
 #pragma once

@@ -1,7 +1,7 @@
 // Resident buffers: device blocks that outlive dispatches, zero at allocation, counted against the
 // instance's memory budget. Uploads, downloads and resident dispatches go through the queue, so
 // they run in the order they were called (submission.hpp); uploads and downloads wait for their
-// fence before returning.
+// work before returning.
 #pragma once
 
 #include <memory>
