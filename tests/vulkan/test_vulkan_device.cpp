@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -190,11 +191,27 @@ TEST_CASE("thousands of dispatches reuse their command pools and give the right 
   CHECK(got0 == std::vector<std::uint32_t>(n, count0));
   CHECK(got1 == std::vector<std::uint32_t>(n, 2 * count1));
   CHECK(vt::metric(vk, "resident_dispatches") == 2040);
+  // Asynchronous dispatches queued together share submissions (never more than one each).
+  CHECK(vt::metric(vk, "submissions") <= 2040);
   // The first round makes at most one command pool per dispatch in flight; later rounds reuse them
   // (one per dispatch would be ~2000).
   const std::uint64_t pools = vt::metric(vk, "command_pools_created");
   INFO("command pools created: " << pools);
   CHECK(pools <= 150);
+
+  // Queued work starts without a wait: polling alone sees it finish (the submit thread hands it
+  // to the queue), and a pending dropped unwaited still runs before its buffers are reused.
+  {
+    auto polled = vk.dispatch_resident_async(program, pair0);
+    ++count0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    bool done = false;
+    while (!(done = polled.poll()) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    CHECK(done);
+    (void)vk.dispatch_resident_async(program, pair1);  // dropped at once
+    ++count1;
+  }
 
   // Many more dispatches in flight than the pool keeps: enqueueing waits for the oldest rather than
   // making a command pool each; nothing is lost or run twice.

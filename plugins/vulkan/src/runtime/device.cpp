@@ -292,8 +292,9 @@ void Device::probe_and_create_device() {
          "update the Vulkan driver (timeline semaphores are core in Vulkan 1.2)");
 }
 
-std::uint64_t Device::submit(const VkCommandBuffer* buffers, std::size_t count) {
+std::uint64_t Device::submit(const VkCommandBuffer* buffers, std::size_t count, bool batched) {
   constexpr std::size_t kChunk = 1024;
+  if (!batched && flush_hook_) flush_hook_();
   std::lock_guard lock(queue_mutex_);
   const std::uint64_t value = last_submitted_ + 1;
   auto signal = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);

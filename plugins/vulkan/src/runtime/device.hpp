@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -59,7 +60,11 @@ class Device {
   // means every earlier submission finished too. `submit` sends `buffers` in chunks (the last
   // signals) and returns the value; `reached` and `wait_for` throw on device loss (VYRE_ERR_DEVICE
   // family, through check()). Thread-safe.
-  std::uint64_t submit(const VkCommandBuffer* buffers, std::size_t count);
+  // Unless `batched` (the batcher's own submissions), the flush hook runs first: what is batched
+  // reaches the queue before this.
+  std::uint64_t submit(const VkCommandBuffer* buffers, std::size_t count, bool batched = false);
+  // Set by the batcher at its creation, cleared at its destruction (no submissions meanwhile).
+  void set_flush_hook(std::function<void()> hook) { flush_hook_ = std::move(hook); }
   bool reached(std::uint64_t value);
   // true once `value` is reached within `timeout_ns`.
   bool wait_for(std::uint64_t value, std::uint64_t timeout_ns);
@@ -87,6 +92,7 @@ class Device {
   std::uint32_t queue_family_ = 0;
   std::mutex queue_mutex_;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
+  std::function<void()> flush_hook_;
   std::uint64_t last_submitted_ = 0;          // under queue_mutex_
   std::atomic<std::uint64_t> completed_{0};   // a lower bound of the semaphore's value
   void note_completed(std::uint64_t value);

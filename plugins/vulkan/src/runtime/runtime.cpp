@@ -9,6 +9,7 @@ std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   rt->device = Device::open(ordinal);
   rt->memory = std::make_shared<Memory>(rt->device);
   rt->submissions = std::make_unique<SubmissionPool>(rt->device, &rt->telemetry.command_pools_created);
+  rt->batcher = std::make_unique<Batcher>(rt->device, *rt->submissions, &rt->telemetry.submissions);
   rt->pipeline_cache = std::make_unique<PipelineCache>(rt->device);
   rt->telemetry.pipeline_cache_loaded_bytes = rt->pipeline_cache->loaded_bytes();
   rt->memory_budget = options.memory_budget_bytes != 0 ? options.memory_budget_bytes : rt->device->device_local_bytes();

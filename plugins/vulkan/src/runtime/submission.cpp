@@ -88,6 +88,12 @@ std::uint64_t Submission::submit() {
   return value_;
 }
 
+std::uint64_t Submission::submit_batched() {
+  end();
+  value_ = device_->submit(&cmd_, 1, true);
+  return value_;
+}
+
 VkCommandBuffer Submission::begin_extra() {
   const DeviceFns& fn = device_->fn();
   if (extras_used_ == extras_.size()) {

@@ -31,6 +31,8 @@ class Submission {
   VkCommandBuffer begin(bool timed);
   // End recording (and write the last timestamp if timed) and submit; returns the timeline value.
   std::uint64_t submit();
+  // The same for the batcher's own batches (no flush of the batcher first).
+  std::uint64_t submit_batched();
   // Another command buffer from this submission's pool, begun for simultaneous use (it may appear
   // many times in one submission), starting with the full barrier. End it with end_extra().
   VkCommandBuffer begin_extra();
