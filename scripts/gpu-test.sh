@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build vyre from source on a GPU machine and run the CUDA plugin's tests in one go.
 #
-#   scripts/gpu-test.sh [all|build|test|python]      (default: all; python: only the Python step)
+#   scripts/gpu-test.sh [all|build|test|python|vulkan]  (default: all; python: only the Python step;
+#                                                        vulkan: only the Vulkan plugin, see run_vulkan_only)
 #
 # Steps, each under its own time limit, CUDA work first: record the environment (nvidia-smi,
 # compilers); configure (Release, Ninja) and build the CUDA plugin, reference_cpu and the CUDA
@@ -309,12 +310,31 @@ run_rest() {
   fi
 }
 
+# Only the Vulkan plugin on this machine's driver (mode `vulkan`): build what it needs, list the
+# backends, test_vulkan_device, the bench cases of VYRE_GPU_TEST_BENCH (default "P2 P3") on
+# VYRE_GPU_TEST_BENCH_BACKENDS (default "cuda vulkan"), and conform on vulkan with
+# VYRE_GPU_TEST_CONFORM=1.
+run_vulkan_only() {
+  configure_project || return 1
+  run_step build-vulkan 600 cmake --build "$build" -j "$jobs" --target vyre vyre-bench vyre-conform \
+    test_vulkan_device vyre_vulkan vyre_reference_cpu vyre_cuda || return 1
+  run_step vyre-backends 120 "$build/bin/vyre" backends
+  if vulkan_usable; then run_binary test_vulkan_device 180
+  else add_row test_vulkan_device SKIP 0 "no usable Vulkan device (see vyre-backends.log)"; fi
+  VYRE_GPU_TEST_BENCH=${VYRE_GPU_TEST_BENCH:-P2 P3} VYRE_GPU_TEST_BENCH_BACKENDS=${VYRE_GPU_TEST_BENCH_BACKENDS:-cuda vulkan} run_bench
+  if [ "${VYRE_GPU_TEST_CONFORM:-0}" = 1 ] && vulkan_usable; then
+    run_step vyre-conform-vulkan 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend vulkan \
+      --out "$logs/certificates-vulkan" --no-progress
+  fi
+}
+
 # The CUDA work first (device time is scarce), the rest of the project after it.
 case "$mode" in
+  vulkan) record_environment; run_vulkan_only ;;
   all) record_environment; if configure_project && build_cuda; then run_cuda_tests; run_python; fi; run_bench; build_rest; run_rest ;;
   build) record_environment; configure_project && build_cuda; build_rest ;;
   test) record_environment; run_cuda_tests; run_python; run_bench; run_rest ;;
   python) record_environment; configure_project && run_python ;;
-  *) echo "usage: $0 [all|build|test|python]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|build|test|python|vulkan]" >&2; exit 2 ;;
 esac
 [ "$failures" -eq 0 ]
