@@ -28,7 +28,12 @@ std::shared_ptr<Ticket> Batcher::add(const std::function<void(VkCommandBuffer)>&
   if (!open_.submission) {
     // May wait for the oldest submission in flight (already queued work: no deadlock on mutex_).
     auto submission = pool_.acquire();
-    submission->begin(false);  // starts with the full barrier
+    try {
+      submission->begin(false);  // starts with the full barrier
+    } catch (...) {
+      pool_.release(std::move(submission));
+      throw;
+    }
     open_.submission = std::move(submission);
     open_.ticket = std::make_shared<Ticket>();
     open_.count = 0;
