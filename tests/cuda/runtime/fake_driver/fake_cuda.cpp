@@ -1,5 +1,6 @@
 // The fake CUDA driver (see fake_cuda.h). Signatures follow runtime/driver_api.hpp, which follows
 // the CUDA 12.0 driver API.
+#include <algorithm>
 #include "fake_cuda.h"
 
 #include <cstdlib>
@@ -487,6 +488,8 @@ CUresult allocate(std::uint64_t* out, std::size_t bytes, bool host) {
   if (!host) s.allocation_device[*out] = current_device();
   if (host) {
     ++s.stats.live_host_allocations;
+    s.stats.live_host_bytes += bytes;
+    s.stats.peak_host_bytes = std::max(s.stats.peak_host_bytes, s.stats.live_host_bytes);
   } else {
     s.device_bytes += bytes;
     ++s.stats.live_device_allocations;
@@ -517,6 +520,7 @@ CUresult release(std::uint64_t address, bool host) {
     s.stats.live_device_bytes = s.device_bytes;
   } else {
     --s.stats.live_host_allocations;
+    s.stats.live_host_bytes -= it->second.first;
   }
   std::free(reinterpret_cast<void*>(address));
   s.allocations.erase(it);
@@ -1023,6 +1027,7 @@ FAKE_EXPORT void fake_cuda_reset_counters(void) {
   s.captures = 0;
   s.violations = 0;
   s.last_violation[0] = '\0';
+  s.peak_host_bytes = s.live_host_bytes;
 }
 
 FAKE_EXPORT int fake_cuda_current_device(void) { return current_device(); }
