@@ -25,7 +25,11 @@ HostRun::HostRun(std::shared_ptr<Runtime> rt, const kit::HostDispatch& dispatch,
   }
   check_launch(*rt_->device, dispatch.geometry, bindings);
 
-  const bool unified = rt_->memory->unified();
+  // Bound straight from mapped host memory: always where staging memory is device-local (unified),
+  // and for small layouts elsewhere (the kernel reads and writes the few bytes over the bus, which
+  // costs less than the fill, the two copies and their barriers), unless the program has atomics.
+  const bool unified =
+      rt_->memory->unified() || (rt_->mapped_host && total <= kMappedHostLimit && !program.uses_atomics());
   staging_ = rt_->memory->acquire(MemoryKind::Staging, std::max<std::uint64_t>(total, 16));
   if (!unified) device_ = rt_->memory->acquire(MemoryKind::Device, std::max<std::uint64_t>(total, 16));
   const Block& bound = unified ? staging_ : device_;

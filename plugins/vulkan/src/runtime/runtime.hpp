@@ -26,6 +26,7 @@ struct Runtime {
   std::unique_ptr<Batcher> batcher;  // after (destroyed before) the pool it draws from
   std::unique_ptr<PipelineCache> pipeline_cache;
   std::uint64_t memory_budget = 0;  // resident bytes allowed
+  bool mapped_host = true;          // small host dispatches bind mapped memory (host_dispatch.hpp)
   std::atomic<std::uint64_t> resident_reserved{0};
 };
 
