@@ -3,6 +3,7 @@
 #include <algorithm>
 #include "fake_cuda.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -945,9 +946,27 @@ CUresult fake_cuGraphDestroy(drv::CUgraph handle) {
   return 0;
 }
 
-const std::map<std::string, void*>& entry_points() {
-  static const std::map<std::string, void*> table{
-#define FAKE_ENTRY(name) {#name, reinterpret_cast<void*>(&fake_##name)},
+// Every entry point is handed out through a trampoline that counts its calls (fake_cuda_call_count),
+// so tests can see how many driver calls an operation makes.
+template <auto Fn>
+struct Counted;
+template <typename... Args, CUresult (*Fn)(Args...)>
+struct Counted<Fn> {
+  static inline std::atomic<std::uint64_t> calls{0};
+  static CUresult call(Args... args) {
+    calls.fetch_add(1, std::memory_order_relaxed);
+    return Fn(args...);
+  }
+};
+
+struct EntryPoint {
+  void* function;
+  std::atomic<std::uint64_t>* calls;
+};
+
+const std::map<std::string, EntryPoint>& entry_points() {
+  static const std::map<std::string, EntryPoint> table{
+#define FAKE_ENTRY(name) {#name, {reinterpret_cast<void*>(&Counted<&fake_##name>::call), &Counted<&fake_##name>::calls}},
       FAKE_ENTRY(cuGetErrorName) FAKE_ENTRY(cuGetErrorString) FAKE_ENTRY(cuDeviceGetCount)
       FAKE_ENTRY(cuDeviceGet) FAKE_ENTRY(cuDeviceGetName) FAKE_ENTRY(cuDeviceGetAttribute)
       FAKE_ENTRY(cuDeviceTotalMem) FAKE_ENTRY(cuDevicePrimaryCtxRetain) FAKE_ENTRY(cuDevicePrimaryCtxRelease)
@@ -995,7 +1014,7 @@ FAKE_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int ver
     if (status != nullptr) *status = drv::CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     return 0;
   }
-  *pfn = found->second;
+  *pfn = found->second.function;
   if (status != nullptr) *status = drv::CU_GET_PROC_ADDRESS_SUCCESS;
   return 0;
 }
@@ -1028,6 +1047,15 @@ FAKE_EXPORT void fake_cuda_reset_counters(void) {
   s.violations = 0;
   s.last_violation[0] = '\0';
   s.peak_host_bytes = s.live_host_bytes;
+}
+
+FAKE_EXPORT uint64_t fake_cuda_call_count(const char* name) {
+  const auto found = entry_points().find(name);
+  return found == entry_points().end() ? UINT64_MAX : found->second.calls->load();
+}
+
+FAKE_EXPORT void fake_cuda_reset_call_counts(void) {
+  for (const auto& [name, entry] : entry_points()) entry.calls->store(0);
 }
 
 FAKE_EXPORT int fake_cuda_current_device(void) { return current_device(); }
