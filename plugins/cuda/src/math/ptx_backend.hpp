@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -158,6 +159,19 @@ class PtxBackend {
   F64 begin_f64(const std::string& name);
   std::string finish(const F32& result);
   std::string finish(const F64& result);
+
+  // ---- building an inline copy (a scope block the caller pastes at the use) ----
+  // Every register and label of the body is named with `prefix` (e.g. "m3_": %m3_f1,
+  // $L__m3_...), which must be unique within the calling function and must not start a name the
+  // caller uses; the block declares its own registers. begin copies the caller's register `arg`
+  // into the body, finish_inline returns `{ .reg ...; body; mov <dest>, result; }`.
+  explicit PtxBackend(std::string prefix = "") : prefix_(std::move(prefix)) {}
+  F32 begin_inline_f32(const std::string& name, const std::string& arg);
+  F64 begin_inline_f64(const std::string& name, const std::string& arg);
+  std::string finish_inline(const F32& result, const std::string& dest);
+  std::string finish_inline(const F64& result, const std::string& dest);
+  // The number of instructions written so far (labels excluded).
+  int instructions() const { return n_instructions_; }
   // The names of the data tables the body reads.
   std::vector<std::string> dependencies() const { return {tables_.begin(), tables_.end()}; }
 
@@ -174,14 +188,22 @@ class PtxBackend {
     emit(line + ";");
     return d;
   }
-  void emit(const std::string& line) { body_ += "\t" + line + "\n"; }
+  void emit(const std::string& line) {
+    body_ += "\t" + line + "\n";
+    ++n_instructions_;
+  }
   std::string new_label();
   std::string finish_with(const std::string& type, const std::string& result_reg);
+  std::string declarations() const;
+  std::string finish_inline_with(const std::string& type, const std::string& result_reg,
+                                 const std::string& dest);
 
+  std::string prefix_;
   std::string name_;
   std::string body_;
   std::set<std::string> tables_;
   int n_f32_ = 0, n_f64_ = 0, n_b32_ = 0, n_b64_ = 0, n_pred_ = 0, n_label_ = 0;
+  int n_instructions_ = 0;
 };
 
 template <> inline const char* PtxBackend::suffix<PtxBackend::F32>() { return ".f32"; }
@@ -189,11 +211,11 @@ template <> inline const char* PtxBackend::suffix<PtxBackend::F64>() { return ".
 template <> inline const char* PtxBackend::suffix<PtxBackend::B32>() { return ".b32"; }
 template <> inline const char* PtxBackend::suffix<PtxBackend::B64>() { return ".b64"; }
 template <> inline const char* PtxBackend::suffix<PtxBackend::Pred>() { return ".pred"; }
-template <> inline PtxBackend::F32 PtxBackend::fresh<PtxBackend::F32>() { return {"%f" + std::to_string(++n_f32_)}; }
-template <> inline PtxBackend::F64 PtxBackend::fresh<PtxBackend::F64>() { return {"%fd" + std::to_string(++n_f64_)}; }
-template <> inline PtxBackend::B32 PtxBackend::fresh<PtxBackend::B32>() { return {"%r" + std::to_string(++n_b32_)}; }
-template <> inline PtxBackend::B64 PtxBackend::fresh<PtxBackend::B64>() { return {"%rd" + std::to_string(++n_b64_)}; }
-template <> inline PtxBackend::Pred PtxBackend::fresh<PtxBackend::Pred>() { return {"%p" + std::to_string(++n_pred_)}; }
+template <> inline PtxBackend::F32 PtxBackend::fresh<PtxBackend::F32>() { return {"%" + prefix_ + "f" + std::to_string(++n_f32_)}; }
+template <> inline PtxBackend::F64 PtxBackend::fresh<PtxBackend::F64>() { return {"%" + prefix_ + "fd" + std::to_string(++n_f64_)}; }
+template <> inline PtxBackend::B32 PtxBackend::fresh<PtxBackend::B32>() { return {"%" + prefix_ + "r" + std::to_string(++n_b32_)}; }
+template <> inline PtxBackend::B64 PtxBackend::fresh<PtxBackend::B64>() { return {"%" + prefix_ + "rd" + std::to_string(++n_b64_)}; }
+template <> inline PtxBackend::Pred PtxBackend::fresh<PtxBackend::Pred>() { return {"%" + prefix_ + "p" + std::to_string(++n_pred_)}; }
 
 // The PTX definition of a table: `.global .align 8 .b64 name[n] = {...};`
 std::string data_table_ptx(const DataTable& table);
