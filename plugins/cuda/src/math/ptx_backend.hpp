@@ -44,6 +44,9 @@ class PtxBackend {
   F64 fma(const F64& a, const F64& b, const F64& c) { return op<F64>("fma.rn.f64", {a.r, b.r, c.r}); }
   F32 div(const F32& a, const F32& b) { return op<F32>("div.rn.f32", {a.r, b.r}); }
   F64 div(const F64& a, const F64& b) { return op<F64>("div.rn.f64", {a.r, b.r}); }
+  // 1 / a correctly rounded: rcp.rn gives div.rn's bits with a shorter SASS expansion.
+  F32 recip(const F32& a) { return op<F32>("rcp.rn.f32", {a.r}); }
+  F64 recip(const F64& a) { return op<F64>("rcp.rn.f64", {a.r}); }
   F32 sqrt(const F32& a) { return op<F32>("sqrt.rn.f32", {a.r}); }
   F64 sqrt(const F64& a) { return op<F64>("sqrt.rn.f64", {a.r}); }
   F32 neg(const F32& a) { return op<F32>("neg.f32", {a.r}); }

@@ -89,7 +89,7 @@ typename P::template F<B> tan_fn(B& b, const typename P::template F<B>& x) {
   auto den_hi = b.sel(odd, s.hi, c.hi);
   auto den_lo = b.sel(odd, s.lo, c.lo);
   // q = num / den as q0 + q0_lo: q0 = num_hi * (1/den_hi), then one correction step.
-  auto rcp = b.div(b.c(K(1)), den_hi);
+  auto rcp = b.recip(den_hi);
   auto q0 = b.mul(num_hi, rcp);
   auto residual = b.fma(b.neg(q0), den_hi, num_hi);
   residual = b.add(residual, b.fma(b.neg(q0), den_lo, num_lo));
