@@ -216,8 +216,10 @@ def evaluate(case, baselines):
     if goal.get("kind") == "above":
         measured = vyre["median"] - base["value"]["median"] if base and base["value"] else None
         row["above"] = measured
-        measured = None if measured is None else max(measured, 1e-9)  # at or below the baseline: met
-    row["attained"] = attainment(goal.get("op"), measured, goal["target"]) if "target" in goal else None
+    at_or_below = goal.get("kind") == "above" and measured is not None and measured <= 0
+    # At or below the baseline meets an "above" goal outright; a ratio against ~0 would print as a
+    # meaningless huge attainment, so none is given.
+    row["attained"] = None if at_or_below or "target" not in goal else attainment(goal.get("op"), measured, goal["target"])
     notes = case_notes(case, copy_ceiling(baselines))
     if notes:
         row["notes"] = notes
@@ -227,6 +229,8 @@ def evaluate(case, baselines):
         row["status"] = "partial"
     elif goal.get("kind") == "ratio" and ratio is None:
         row["status"] = "no-baseline"
+    elif at_or_below:
+        row["status"] = "pass"
     elif row["attained"] is None:
         row["status"] = "n/a"
     else:

@@ -101,3 +101,10 @@ def test_p3_without_a_driver_floor_has_no_verdict():
     row = evaluate_all([p3case(2.0)])[0]
     assert row["status"] == "n/a"
     assert row["baseline_note"] == "vyre-bench reported no driver_floor"
+
+
+def test_p3_below_the_driver_floor_passes_without_a_huge_attainment():
+    row = evaluate_all([p3case(2.737, 2.974)])[0]  # H200, 2026-11-27: vyre's loop beat the raw one
+    assert row["above"] == pytest.approx(-0.237)
+    assert row["status"] == "pass"
+    assert row["attained"] is None

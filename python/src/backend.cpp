@@ -182,7 +182,7 @@ void bind_backend(py::module_& m) {
         const host::Program compiled = run.program->compiled_for(b.backend);
         Outputs out = allocate_outputs(*run.program, compiled, run.inputs);
         const std::vector<host::Bytes> in = spans(run.inputs);
-        PyPending pending{std::move(out.arrays), {}, run.program, {}};
+        PyPending pending{std::move(out.arrays), {}, {}, {}, run.program, {}};
         {
           py::gil_scoped_release release;
           pending.pending = b.backend.dispatch_async_into(compiled, in, out.spans, run.config);

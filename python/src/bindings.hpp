@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,9 +53,15 @@ class PyProgram {
   mutable std::vector<std::pair<vyre_backend*, host::Program>> compiled_;
 };
 
+// The DLPack objects bound straight to resident dispatches of one backend instance, imported once
+// each while they live and view the same memory (dlpack.cpp, "the import cache").
+struct ImportCache;
+std::shared_ptr<ImportCache> make_import_cache();
+
 // A backend instance as Python holds it.
 struct PyBackend {
   host::Backend backend;
+  std::shared_ptr<ImportCache> imports = make_import_cache();
 };
 
 // A resident buffer as Python holds it: the handle, the element type and shape it is seen with
@@ -86,6 +94,39 @@ py::dtype numpy_dtype(dlpack::DataType dtype);
 // streams are not ordered after it); for others that is the caller's job. Thread-safe; takes the GIL.
 PyResident import_dlpack(const host::Backend& backend, const py::handle& object, bool read_only);
 
+// Who made a DLPack object: torch and CuPy CUDA tensors are waited for (their current stream).
+enum class Framework : std::uint8_t { Other, Torch, CuPy };
+
+// The producers' streams a resident dispatch waits for before it is queued: one stream synchronize
+// per framework and device (vyre's streams are not ordered after theirs), however many of their
+// tensors are bound. wait() needs the GIL.
+class ProducerWaits {
+ public:
+  void add(Framework framework, int device);
+  void wait() const;
+
+ private:
+  std::vector<std::pair<Framework, int>> waits_;
+};
+
+// A DLPack object bound to one resident dispatch without a copy: its import (from the backend's
+// import cache, or fresh) and what keeps the memory alive while the dispatch uses it: the object
+// itself and, for a fresh import, the producer's capsule. `cached` false: a fresh import that is
+// not kept. The producer's stream is added to `waits`.
+struct BoundTensor {
+  py::object producer;
+  std::shared_ptr<void> capsule;
+  PyResident resident;
+};
+BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
+                        ProducerWaits& waits);
+// Only the cache: the entry of `object` where it still fits (a stale one is dropped), else none.
+std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                         ProducerWaits& waits);
+// {entries, hits, misses, stale, dropped, uncached} of the backend's import cache; and emptying it.
+py::dict import_cache_info(const PyBackend& backend);
+void clear_import_cache(const PyBackend& backend);
+
 // Whether elements of `dtype` may fill buffer `decl` as they are: the same size, floats for float
 // buffers (bf16: bfloat16 or its 16-bit integer bits), integers for integer and bool (4-byte word)
 // buffers; signedness may differ (torch has no uint32: an int32 tensor carries u32 bits). Throws
@@ -96,7 +137,9 @@ void require_element_fits(const BufferDecl& decl, dlpack::DataType dtype);
 // imported for the call stay alive here until the work finished. Destroying it waits for the work.
 struct PyPending {
   std::vector<py::array> outputs;      // declared first, destroyed last:
-  std::vector<PyResident> imported;    // (DLPack objects bound to a resident dispatch)
+  std::vector<py::object> producers;   // (DLPack objects bound to a resident dispatch,
+  std::vector<std::shared_ptr<void>> capsules;  // their capsules
+  std::vector<PyResident> imported;    // and their imports)
   std::shared_ptr<PyProgram> program;  // null for resident work
   host::PendingDispatch pending;       // its destructor waits for the work that writes `outputs`
 

@@ -8,6 +8,8 @@
 #include <Python.h>
 
 #include <cstring>
+#include <map>
+#include <optional>
 
 #include <vyre/error.hpp>
 
@@ -137,15 +139,52 @@ Placement placement(const dlpack::Tensor& t) {
 }
 
 // vyre's streams are not ordered after the producer's: wait for what torch or CuPy queued on
-// their current stream (the DLPack stream argument cannot name a vyre stream).
-void wait_for_producer(const py::handle& object, const dlpack::Tensor& t) {
-  if (t.device.device_type != dlpack::kCUDA && t.device.device_type != dlpack::kCUDAManaged) return;
+// their current stream (the DLPack stream argument cannot name a vyre stream). A stream
+// synchronize, never a device-wide one; once per framework and device in a dispatch.
+Framework framework_of(const py::handle& object) {
   const std::string module = py::str(py::type::of(object).attr("__module__"));
-  if (module.rfind("torch", 0) == 0) {
-    py::module_::import("torch").attr("cuda").attr("current_stream")(t.device.device_id).attr("synchronize")();
-  } else if (module.rfind("cupy", 0) == 0) {
-    py::module_::import("cupy").attr("cuda").attr("get_current_stream")().attr("synchronize")();
+  if (module.rfind("torch", 0) == 0) return Framework::Torch;
+  if (module.rfind("cupy", 0) == 0) return Framework::CuPy;
+  return Framework::Other;
+}
+
+bool on_cuda(const dlpack::Tensor& t) {
+  return t.device.device_type == dlpack::kCUDA || t.device.device_type == dlpack::kCUDAManaged;
+}
+
+// torch: the current stream's raw handle is one C call (torch._C._cuda_getCurrentRawStream); the
+// torch.cuda.Stream object for it (whose construction costs microseconds) is made once per handle.
+void wait_for_torch(int device) {
+  static py::object* raw_stream = nullptr;      // never destroyed: used until exit
+  static py::object* current_stream = nullptr;
+  static py::dict* streams = nullptr;           // (device, raw handle) -> torch.cuda.Stream
+  if (current_stream == nullptr) {
+    const py::module_ torch = py::module_::import("torch");
+    current_stream = new py::object(torch.attr("cuda").attr("current_stream"));
+    const py::object c = torch.attr("_C");
+    raw_stream = new py::object(py::hasattr(c, "_cuda_getCurrentRawStream") ? c.attr("_cuda_getCurrentRawStream")
+                                                                             : py::object(py::none()));
+    streams = new py::dict();
   }
+  if (raw_stream->is_none()) {
+    (*current_stream)(device).attr("synchronize")();
+    return;
+  }
+  const py::tuple key = py::make_tuple(device, (*raw_stream)(device));
+  py::object stream = py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(streams->ptr(), key.ptr()));
+  if (!stream) {
+    if (PyErr_Occurred() != nullptr) throw py::error_already_set();
+    stream = (*current_stream)(device);
+    (*streams)[key] = stream;
+  }
+  stream.attr("synchronize")();
+}
+
+void wait_for_cupy() {
+  static py::object* current_stream = nullptr;  // never destroyed: used until exit
+  if (current_stream == nullptr)
+    current_stream = new py::object(py::module_::import("cupy").attr("cuda").attr("get_current_stream"));
+  (*current_stream)().attr("synchronize")();
 }
 
 // ---- producing: a resident buffer's memory as a capsule ----------------------------------------------
@@ -269,12 +308,13 @@ py::dtype numpy_dtype(DataType t) {
   }
 }
 
-PyResident import_dlpack(const host::Backend& backend, const py::handle& object, bool read_only) {
-  std::shared_ptr<TakenTensor> taken = take(capsule_of(object));
-  const dlpack::Tensor& t = taken->tensor();
-  const Placement where = placement(t);
-  wait_for_producer(object, t);
+namespace {
 
+// The import of a taken tensor. `release_with_buffer`: the producer's deleter runs when the backend
+// releases the memory (the DLPack way); otherwise the caller holds the capsule while it uses it.
+PyResident import_taken(const host::Backend& backend, const std::shared_ptr<TakenTensor>& taken,
+                        const Placement& where, bool read_only, bool release_with_buffer) {
+  const dlpack::Tensor& t = taken->tensor();
   PyResident r;
   r.backend = backend;
   r.dtype = t.dtype;
@@ -284,10 +324,309 @@ PyResident import_dlpack(const host::Backend& backend, const py::handle& object,
   memory.address = where.address;
   memory.byte_len = where.byte_len;
   memory.read_only = read_only || taken->read_only();
-  memory.release = [taken]() mutable { taken.reset(); };  // the producer's deleter, exactly once
+  if (release_with_buffer)
+    memory.release = [held = taken]() mutable { held.reset(); };  // the producer's deleter, exactly once
   py::gil_scoped_release release;
   r.buffer = backend.import_memory(std::move(memory));
   return r;
+}
+
+// ---- the import cache -------------------------------------------------------------------------------
+//
+// A DLPack object bound straight to resident dispatches again and again (the same torch tensor,
+// NumPy array or CuPy array each call) is imported once per backend instance and read-only flag.
+// An entry is used only when
+//   - its object is the one bound (a weak reference to it, whose callback drops the entry when the
+//     object dies: an entry never outlives its object, so memory that torch frees and reuses for a
+//     new tensor is never reached through an old import), and
+//   - the object still views the same memory: its fingerprint (address, byte length, dtype object,
+//     C-contiguity, writability), read cheaply from the object itself without __dlpack__, equals
+//     the one taken at the import (set_, resize_, `.data =` or an in-place dtype change is a miss
+//     and a fresh import).
+// The entry does not hold the producer's capsule (a DLPack tensor of torch holds the Python tensor
+// alive, which would keep the entry's own weak reference from ever firing): during each dispatch
+// the bound object itself, held by the call, keeps the memory it views alive. Objects without a
+// cheap fingerprint (anything but NumPy arrays, torch tensors and objects with
+// __cuda_array_interface__ / __array_interface__) or without weak references are imported per call.
+
+struct Fingerprint {
+  std::uint64_t address = 0;
+  std::uint64_t byte_len = 0;
+  py::object type;  // the dtype object (NumPy descr, torch.dtype) or the interned typestr: by identity
+  bool contiguous = false;
+  bool writable = false;
+
+  bool matches(const Fingerprint& o) const {
+    return address == o.address && byte_len == o.byte_len && type.is(o.type) && contiguous == o.contiguous &&
+           writable == o.writable;
+  }
+};
+
+enum class Kind : std::uint8_t { None, Torch, Interface };
+
+PyObject* interned(const char* name) {
+  PyObject* s = PyUnicode_InternFromString(name);
+  if (s == nullptr) throw py::error_already_set();
+  return s;  // never released: used until exit
+}
+
+Kind kind_of(const py::handle& object) {
+  // Held so that a type's address is never reused by another type while it is in the map.
+  static auto* kinds = new std::map<PyTypeObject*, std::pair<py::object, Kind>>();  // never destroyed
+  PyTypeObject* type = Py_TYPE(object.ptr());
+  if (const auto found = kinds->find(type); found != kinds->end()) return found->second.second;
+  const py::handle t(reinterpret_cast<PyObject*>(type));
+  Kind kind = Kind::None;
+  if (framework_of(object) == Framework::Torch && py::hasattr(t, "data_ptr") && py::hasattr(t, "is_contiguous"))
+    kind = Kind::Torch;
+  else if (py::hasattr(t, "__cuda_array_interface__") || py::hasattr(t, "__array_interface__"))
+    kind = Kind::Interface;
+  kinds->emplace(type, std::make_pair(py::reinterpret_borrow<py::object>(t), kind));
+  return kind;
+}
+
+std::optional<std::uint64_t> as_u64(PyObject* value) {
+  if (value == nullptr || !PyLong_Check(value)) return std::nullopt;
+  const unsigned long long v = PyLong_AsUnsignedLongLong(value);
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr) return std::nullopt;
+  return static_cast<std::uint64_t>(v);
+}
+
+std::optional<Fingerprint> numpy_fingerprint(const py::handle& object) {
+  const auto a = py::reinterpret_borrow<py::array>(object);
+  Fingerprint f;
+  f.address = reinterpret_cast<std::uintptr_t>(a.data());
+  f.byte_len = static_cast<std::uint64_t>(a.nbytes());
+  f.type = a.dtype();
+  f.contiguous = (a.flags() & py::array::c_style) != 0;
+  f.writable = a.writeable();
+  return f;
+}
+
+std::optional<Fingerprint> torch_fingerprint(const py::handle& object) {
+  static PyObject* const data_ptr = interned("data_ptr");
+  static PyObject* const nbytes = interned("nbytes");
+  static PyObject* const dtype = interned("dtype");
+  static PyObject* const is_contiguous = interned("is_contiguous");
+  PyObject* o = object.ptr();
+  // One read after another: none runs with an exception set by the one before.
+  Fingerprint f;
+  const auto address = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(o, data_ptr));
+  const std::optional<std::uint64_t> a = as_u64(address.ptr());
+  const auto bytes = a ? py::reinterpret_steal<py::object>(PyObject_GetAttr(o, nbytes)) : py::object();
+  const std::optional<std::uint64_t> n = as_u64(bytes.ptr());
+  if (n) f.type = py::reinterpret_steal<py::object>(PyObject_GetAttr(o, dtype));
+  const auto compact = f.type ? py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(o, is_contiguous))
+                              : py::object();
+  if (!compact) {
+    PyErr_Clear();  // no fingerprint (a meta tensor, a broken subclass): a plain import
+    return std::nullopt;
+  }
+  f.address = *a;
+  f.byte_len = *n;
+  f.contiguous = compact.ptr() == Py_True;
+  f.writable = true;
+  return f;
+}
+
+// __cuda_array_interface__ (CuPy, Numba) or __array_interface__: data (address, read-only), shape,
+// typestr, strides (None: C order), offset; no mask. Read with the C API: it runs on every call.
+std::optional<Fingerprint> interface_fingerprint(const py::handle& object) {
+  static PyObject* const cuda = interned("__cuda_array_interface__");
+  static PyObject* const host = interned("__array_interface__");
+  auto d = py::reinterpret_steal<py::object>(PyObject_GetAttr(object.ptr(), cuda));
+  if (!d) {
+    PyErr_Clear();
+    d = py::reinterpret_steal<py::object>(PyObject_GetAttr(object.ptr(), host));
+  }
+  const auto fail = []() -> std::optional<Fingerprint> {
+    PyErr_Clear();  // a malformed interface: no fingerprint, a plain import
+    return std::nullopt;
+  };
+  if (!d || !PyDict_Check(d.ptr())) return fail();
+  PyObject* const i = d.ptr();
+  PyObject* const mask = PyDict_GetItemString(i, "mask");
+  PyObject* const data = PyDict_GetItemString(i, "data");
+  PyObject* const shape = PyDict_GetItemString(i, "shape");
+  PyObject* const typestr = PyDict_GetItemString(i, "typestr");
+  PyObject* const strides = PyDict_GetItemString(i, "strides");
+  PyObject* const offset = PyDict_GetItemString(i, "offset");
+  if ((mask != nullptr && mask != Py_None) || data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 ||
+      shape == nullptr || !PyTuple_Check(shape) || typestr == nullptr || !PyUnicode_Check(typestr))
+    return fail();
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(typestr, &length);
+  if (text == nullptr || length < 3) return fail();
+  std::uint64_t item = 0;
+  for (Py_ssize_t k = 2; k < length; ++k) {
+    if (text[k] < '0' || text[k] > '9') return fail();
+    item = item * 10 + static_cast<std::uint64_t>(text[k] - '0');
+  }
+  const std::optional<std::uint64_t> address = as_u64(PyTuple_GET_ITEM(data, 0));
+  const std::optional<std::uint64_t> skip = offset == nullptr || offset == Py_None ? std::optional<std::uint64_t>(0)
+                                                                                  : as_u64(offset);
+  const int read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+  if (!address || !skip || read_only < 0) return fail();
+  Fingerprint f;
+  f.address = *address + *skip;
+  f.writable = read_only == 0;
+  PyObject* name = Py_NewRef(typestr);
+  PyUnicode_InternInPlace(&name);  // equal typestrs: one object, compared by identity
+  f.type = py::reinterpret_steal<py::object>(name);
+  const Py_ssize_t rank = PyTuple_GET_SIZE(shape);
+  const bool strided = strides != nullptr && strides != Py_None;
+  if (strided && (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != rank)) return fail();
+  std::uint64_t n = 1;
+  std::uint64_t expected = item;
+  f.contiguous = true;
+  for (Py_ssize_t k = rank; k-- > 0;) {
+    const std::optional<std::uint64_t> extent = as_u64(PyTuple_GET_ITEM(shape, k));
+    if (!extent) return fail();
+    n *= *extent;
+    if (strided && *extent != 1) {
+      const long long stride = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
+      if (stride == -1 && PyErr_Occurred() != nullptr) return fail();
+      if (stride != static_cast<long long>(expected)) f.contiguous = false;
+    }
+    expected *= *extent;
+  }
+  f.byte_len = n * item;
+  return f;
+}
+
+std::optional<Fingerprint> fingerprint(const py::handle& object) {
+  if (py::isinstance<py::array>(object)) return numpy_fingerprint(object);
+  switch (kind_of(object)) {
+    case Kind::Torch: return torch_fingerprint(object);
+    case Kind::Interface: return interface_fingerprint(object);
+    case Kind::None: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+struct ImportCache {
+  struct Entry {
+    py::object weakref;  // to the bound object; its callback drops the entry
+    Fingerprint print;
+    PyResident resident;
+    Framework framework = Framework::Other;
+    int cuda_device = -1;  // the device of CUDA memory; -1 for host memory
+  };
+  using Key = std::pair<PyObject*, bool>;  // (the object, imported read-only)
+  std::map<Key, Entry> entries;
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t stale = 0;    // entries dropped because their object views other memory now
+  std::uint64_t dropped = 0;  // entries dropped because their object died
+  std::uint64_t uncached = 0; // imports of objects the cache cannot track (imported per call)
+};
+
+std::shared_ptr<ImportCache> make_import_cache() { return std::make_shared<ImportCache>(); }
+
+void ProducerWaits::add(Framework framework, int device) {
+  if (framework == Framework::Other) return;
+  const std::pair<Framework, int> wait{framework, device};
+  for (const auto& w : waits_)
+    if (w == wait) return;
+  waits_.push_back(wait);
+}
+
+void ProducerWaits::wait() const {
+  for (const auto& [framework, device] : waits_) {
+    if (framework == Framework::Torch) wait_for_torch(device);
+    if (framework == Framework::CuPy) wait_for_cupy();
+  }
+}
+
+PyResident import_dlpack(const host::Backend& backend, const py::handle& object, bool read_only) {
+  std::shared_ptr<TakenTensor> taken = take(capsule_of(object));
+  const dlpack::Tensor& t = taken->tensor();
+  const Placement where = placement(t);
+  ProducerWaits waits;
+  if (on_cuda(t)) waits.add(framework_of(object), t.device.device_id);
+  waits.wait();
+  return import_taken(backend, taken, where, read_only, true);
+}
+
+std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                        ProducerWaits& waits) {
+  ImportCache& cache = *backend.imports;
+  const auto found = cache.entries.find(ImportCache::Key{object.ptr(), read_only});
+  if (found == cache.entries.end()) return std::nullopt;
+  ImportCache::Entry& entry = found->second;
+  const std::optional<Fingerprint> now = fingerprint(object);
+  if (now && PyWeakref_GetObject(entry.weakref.ptr()) == object.ptr() && entry.print.matches(*now)) {
+    ++cache.hits;
+    if (entry.cuda_device >= 0) waits.add(entry.framework, entry.cuda_device);
+    return BoundTensor{py::reinterpret_borrow<py::object>(object), nullptr, entry.resident};
+  }
+  ++cache.stale;
+  const ImportCache::Entry gone = std::move(entry);  // released after the map no longer has it
+  cache.entries.erase(found);
+  return std::nullopt;
+}
+
+BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
+                        ProducerWaits& waits) {
+  if (cached)
+    if (std::optional<BoundTensor> hit = cached_tensor(backend, object, read_only, waits)) return std::move(*hit);
+  BoundTensor out;
+  out.producer = py::reinterpret_borrow<py::object>(object);
+  ImportCache& cache = *backend.imports;
+  const ImportCache::Key key{object.ptr(), read_only};
+  std::optional<Fingerprint> now = cached ? fingerprint(object) : std::nullopt;
+
+  std::shared_ptr<TakenTensor> taken = take(capsule_of(object));
+  const dlpack::Tensor& t = taken->tensor();
+  const Placement where = placement(t);
+  const Framework framework = on_cuda(t) ? framework_of(object) : Framework::Other;
+  const int cuda_device = on_cuda(t) ? t.device.device_id : -1;
+  if (cuda_device >= 0) waits.add(framework, cuda_device);
+  // Cached only where the fingerprint names exactly the memory DLPack handed over.
+  const bool keep = now && now->address == where.address && now->byte_len == where.byte_len && now->contiguous;
+  py::object weakref;
+  if (keep) {
+    std::weak_ptr<ImportCache> owner = backend.imports;
+    const py::cpp_function dropped([owner, key](const py::handle& ref) {
+      const std::shared_ptr<ImportCache> c = owner.lock();
+      if (!c) return;
+      const auto found = c->entries.find(key);
+      if (found == c->entries.end() || !found->second.weakref.is(ref)) return;
+      ++c->dropped;
+      const ImportCache::Entry gone = std::move(found->second);  // its import is released last
+      c->entries.erase(found);
+    });
+    weakref = py::reinterpret_steal<py::object>(PyWeakref_NewRef(object.ptr(), dropped.ptr()));
+    if (!weakref) PyErr_Clear();  // no weak references to it: imported per call
+  }
+  out.capsule = taken;
+  out.resident = import_taken(backend.backend, taken, where, read_only, !weakref);
+  if (!weakref) {
+    ++cache.uncached;
+    return out;
+  }
+  ++cache.misses;
+  cache.entries[key] = ImportCache::Entry{weakref, std::move(*now), out.resident, framework, cuda_device};
+  return out;
+}
+
+py::dict import_cache_info(const PyBackend& backend) {
+  const ImportCache& c = *backend.imports;
+  py::dict d;
+  d["entries"] = c.entries.size();
+  d["hits"] = c.hits;
+  d["misses"] = c.misses;
+  d["stale"] = c.stale;
+  d["dropped"] = c.dropped;
+  d["uncached"] = c.uncached;
+  return d;
+}
+
+void clear_import_cache(const PyBackend& backend) {
+  std::map<ImportCache::Key, ImportCache::Entry> gone;
+  gone.swap(backend.imports->entries);
 }
 
 void require_element_fits(const BufferDecl& decl, DataType dtype) {

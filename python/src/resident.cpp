@@ -24,13 +24,18 @@ PyResident resident_arg(const py::handle& h) {
   return h.cast<PyResident>();
 }
 
-// The bindings of a resident dispatch, and what keeps host-bound arrays alive during the call.
+// The bindings of a resident dispatch, and what keeps host-bound arrays and DLPack objects alive
+// during the call (destroyed in reverse: the imports before the capsules and objects).
 struct ResidentArguments {
   std::shared_ptr<PyProgram> program;
   DispatchConfig config;
   std::vector<host::Binding> bindings;
   std::vector<py::object> keep;
-  std::vector<PyResident> imported;  // DLPack objects bound without a copy, for this dispatch
+  std::vector<py::object> producers;            // DLPack objects bound without a copy,
+  std::vector<std::shared_ptr<void>> capsules;  // the capsules of those imported for this call,
+  std::vector<PyResident> imported;             // and their imports (cached or not)
+  ProducerWaits waits;
+  bool cached = true;  // use the backend's import cache (not for asynchronous work: see bind_tensor)
 };
 
 std::vector<std::size_t> bound_buffers(const vyre::Program& ir) {
@@ -47,20 +52,31 @@ bool on_cpu(const py::handle& value) {
   return value.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<int>() == dlpack::kCPU;
 }
 
+host::Binding host_binding(const BufferDecl& decl, const py::handle& value, ResidentArguments& out);
+
 // A ResidentBuffer as it is; a DLPack object imported without a copy (a CPU one for a read buffer
 // goes as host bytes instead, which every backend takes); any other array as host bytes.
-host::Binding binding_of(const host::Backend& backend, const BufferDecl& decl, const py::handle& value,
+host::Binding binding_of(const PyBackend& backend, const BufferDecl& decl, const py::handle& value,
                          ResidentArguments& out) {
   if (py::isinstance<PyResident>(value)) return host::Binding::of(resident_arg(value).buffer);
-  const bool dlpack = !py::isinstance<py::array>(value) && py::hasattr(value, "__dlpack__");
-  if (dlpack && read_only(decl) && on_cpu(value))
+  const bool array = py::isinstance<py::array>(value);
+  // The cache first: an object found there was imported before (a NumPy array bound to a read
+  // buffer goes as host bytes, never through it).
+  std::optional<BoundTensor> hit;
+  if (out.cached && !(array && read_only(decl))) hit = cached_tensor(backend, value, read_only(decl), out.waits);
+  const bool dlpack = !hit && !array && py::hasattr(value, "__dlpack__");
+  if (!hit && !dlpack && !(array && !read_only(decl))) return host_binding(decl, value, out);
+  if (!hit && dlpack && read_only(decl) && on_cpu(value))
     return binding_of(backend, decl, py::module_::import("numpy").attr("from_dlpack")(value), out);
-  if (dlpack || (py::isinstance<py::array>(value) && !read_only(decl))) {
-    PyResident imported = import_dlpack(backend, value, read_only(decl));
-    require_element_fits(decl, imported.dtype);
-    out.imported.push_back(std::move(imported));
-    return host::Binding::of(out.imported.back().buffer);
-  }
+  BoundTensor bound = hit ? std::move(*hit) : bind_tensor(backend, value, read_only(decl), out.cached, out.waits);
+  require_element_fits(decl, bound.resident.dtype);
+  out.producers.push_back(std::move(bound.producer));
+  if (bound.capsule) out.capsules.push_back(std::move(bound.capsule));
+  out.imported.push_back(std::move(bound.resident));
+  return host::Binding::of(out.imported.back().buffer);
+}
+
+host::Binding host_binding(const BufferDecl& decl, const py::handle& value, ResidentArguments& out) {
   if (!read_only(decl))
     invalid_argument("buffer '" + decl.name + "' (" + std::string(access_name(decl.access)) +
                          ") needs a ResidentBuffer in a resident dispatch",
@@ -70,9 +86,10 @@ host::Binding binding_of(const host::Backend& backend, const BufferDecl& decl, c
   return host::Binding::host_bytes(in.bytes);
 }
 
-ResidentArguments resident_arguments(const host::Backend& backend, const py::handle& program,
-                                     const py::args& args, const py::kwargs& kwargs) {
+ResidentArguments resident_arguments(const PyBackend& backend, const py::handle& program,
+                                     const py::args& args, const py::kwargs& kwargs, bool cached = true) {
   ResidentArguments out;
+  out.cached = cached;
   out.program = program.cast<std::shared_ptr<PyProgram>>();
   const vyre::Program& ir = out.program->ir();
   const std::vector<std::size_t> slots = bound_buffers(ir);
@@ -102,6 +119,7 @@ ResidentArguments resident_arguments(const host::Backend& backend, const py::han
     if (!given[k]) invalid_argument("buffer '" + decl.name + "' is not bound", "pass " + decl.name + "=buffer");
     out.bindings.push_back(binding_of(backend, decl, given[k], out));
   }
+  out.waits.wait();
   return out;
 }
 
@@ -219,18 +237,25 @@ void bind_resident(py::module_& m) {
          "The memory of a DLPack-capable object (NumPy array, torch or CuPy tensor) as a resident "
          "buffer, without a copy: dispatches read and write the object's memory. Needs ABI 1.1 "
          "external memory (reference_cpu: CPU memory; cuda: the instance's device).")
+      .def("dlpack_cache_info", &import_cache_info,
+           "The import cache of DLPack objects bound straight to run_resident/run_resident_timed: "
+           "{entries, hits, misses, stale, dropped, uncached}. An object is imported once and reused "
+           "while it lives and views the same memory (docs/PYTHON.md, \"Zero copy\").")
+      .def("clear_dlpack_cache", &clear_import_cache, "Release every cached import now.")
       .def("run_resident", [](const PyBackend& b, const py::handle& program, const py::args& args,
                               const py::kwargs& kwargs) {
-        ResidentArguments run = resident_arguments(b.backend, program, args, kwargs);
+        ResidentArguments run = resident_arguments(b, program, args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
         py::gil_scoped_release release;
         b.backend.dispatch_resident(compiled, run.bindings, run.config);
       }, py::arg("program"))
       .def("run_resident_async", [](const PyBackend& b, const py::handle& program, const py::args& args,
                                     const py::kwargs& kwargs) {
-        ResidentArguments run = resident_arguments(b.backend, program, args, kwargs);
+        ResidentArguments run = resident_arguments(b, program, args, kwargs, false);
         const host::Program compiled = run.program->compiled_for(b.backend);
         PyPending pending;
+        pending.producers = std::move(run.producers);
+        pending.capsules = std::move(run.capsules);
         pending.imported = std::move(run.imported);
         py::gil_scoped_release release;
         pending.pending = b.backend.dispatch_resident_async(compiled, run.bindings, run.config);
@@ -238,7 +263,7 @@ void bind_resident(py::module_& m) {
       }, py::arg("program"))
       .def("run_resident_timed", [](const PyBackend& b, const py::handle& program, const py::args& args,
                                     const py::kwargs& kwargs) {
-        ResidentArguments run = resident_arguments(b.backend, program, args, kwargs);
+        ResidentArguments run = resident_arguments(b, program, args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
         Timing t;
         {

@@ -96,6 +96,39 @@ def test_torch_work_on_another_stream_is_finished_before_vyre_reads(cuda, torch)
     np.testing.assert_allclose(out.cpu().numpy(), np.full(256 * 64, 1 / 64, np.float32), rtol=1e-6)
 
 
+def test_torch_tensors_bound_again_are_imported_once_ordered_after_torch_and_never_stale(cuda, ref, torch):
+    import gc
+    a, b = xor_inputs()
+    ta = torch.from_numpy(a.view(np.int32)).cuda()
+    tb = torch.from_numpy(b.view(np.int32)).cuda()
+    out = torch.zeros(1024, dtype=torch.int32, device="cuda")
+    cuda.run_resident(xor_program(), a=ta, b=tb, out=out)
+    start = cuda.dlpack_cache_info()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):  # torch's work queued on its current stream, then a cache hit
+        for _ in range(50):
+            ta.add_(1)
+        cuda.run_resident(xor_program(), a=ta, b=tb, out=out)
+    torch.cuda.synchronize()
+    assert cuda.dlpack_cache_info()["hits"] == start["hits"] + 3
+    expected = ref.run(xor_program(), a=a + np.uint32(50), b=b)
+    np.testing.assert_array_equal(out.cpu().numpy().view(np.uint32), expected)
+    out.data = torch.zeros_like(out)  # the same tensor object on other memory: imported again
+    pointer = out.data_ptr()
+    cuda.run_resident(xor_program(), a=ta, b=tb, out=out)
+    assert out.data_ptr() == pointer and cuda.dlpack_cache_info()["stale"] == start["stale"] + 1
+    np.testing.assert_array_equal(out.cpu().numpy().view(np.uint32), expected)
+    entries, old = cuda.dlpack_cache_info()["entries"], out.data_ptr()
+    del out
+    gc.collect()
+    assert cuda.dlpack_cache_info()["entries"] == entries - 1  # no import outlives its tensor
+    out = torch.full((1024,), 7, dtype=torch.int32, device="cuda")  # torch's allocator: likely `old`
+    misses = cuda.dlpack_cache_info()["misses"]
+    cuda.run_resident(xor_program(), a=ta, b=tb, out=out)
+    assert cuda.dlpack_cache_info()["misses"] == misses + 1, f"same memory again: {out.data_ptr() == old}"
+    np.testing.assert_array_equal(out.cpu().numpy().view(np.uint32), expected)
+
+
 def test_softmax_on_a_torch_tensor_equals_reference_cpu(cuda, ref, torch):
     x = np.random.default_rng(3).standard_normal(256 * 64).astype(np.float32)
     tx = torch.from_numpy(x).cuda()

@@ -215,6 +215,51 @@ TEST_CASE("host dispatch: sync, async, timed and pipeline agree; telemetry count
   CHECK(none("h2d_operations") == 3);
 }
 
+TEST_CASE("a large host dispatch holds its data once: chunks through a small pinned ring, exact results") {
+  FakeScope scope(Kernel::Affine);
+  // 40 MB in and 40 MB out: past the image staging (1 MiB), so each moves in 16 MiB chunks
+  // (host_run.hpp, transfer_ring.hpp) through two pinned slots, whatever the dispatch's size (the
+  // allocating calls discard outputs on failure, so theirs come straight down the ring too).
+  const std::uint32_t n = 10'000'000;
+  const auto compiled = fake().compile(affine_program(n));
+  const auto a = random_words(n, 7, kWordBound);
+  const std::vector<vyre::host::Bytes> inputs{bytes(a)};
+  const auto expected = affine_model(a, n);
+  constexpr std::uint64_t kRingBytes = 2 * (16ull << 20);
+
+  fake_cuda_reset_counters();
+  const std::uint64_t pinned_before = FakeScope::stats().live_host_bytes;
+  Delta delta(fake());
+  CHECK(words(fake().dispatch(compiled, inputs).at(0)) == expected);
+  CHECK(delta("h2d_operations") == 3);  // ceil(40 MB / 16 MiB) chunks each way
+  CHECK(delta("h2d_bytes") == std::uint64_t{n} * 4);
+  CHECK(delta("d2h_operations") == 3);
+  CHECK(delta("d2h_bytes") == std::uint64_t{n} * 4);
+  CHECK(delta("memset_operations") == 1);
+  // The old staging pinned a copy of the input and the output (80 MB); now only the ring.
+  CHECK(FakeScope::stats().peak_host_bytes - pinned_before <= kRingBytes);
+
+  // Async and timed take the same path: the outputs arrive only through wait().
+  auto pending = fake().dispatch_async(compiled, inputs);
+  CHECK(words(pending.wait().at(0)) == expected);
+  const auto timed = fake().dispatch_timed(compiled, inputs);
+  CHECK(words(timed.outputs.at(0)) == expected);
+  CHECK(timed.timing.has_device_ns);
+
+  // dispatch_into (the caller's memory, no byte written unless it succeeds): the output is staged
+  // whole in pinned memory and copied out on success; the input still goes through the ring.
+  ByteVector out(std::uint64_t{n} * 4 + 64, std::byte{0xAB});
+  std::vector<vyre::host::MutableBytes> targets{vyre::host::MutableBytes(out.data(), std::uint64_t{n} * 4)};
+  fake_cuda_reset_counters();
+  Delta into(fake());
+  fake().dispatch_into(compiled, inputs, targets, DispatchConfig{});
+  CHECK(std::memcmp(out.data(), expected.data(), std::uint64_t{n} * 4) == 0);
+  CHECK(std::all_of(out.end() - 64, out.end(), [](std::byte b) { return b == std::byte{0xAB}; }));
+  CHECK(into("h2d_operations") == 3);
+  CHECK(into("d2h_operations") == 1);
+  CHECK(FakeScope::stats().peak_host_bytes - pinned_before <= kRingBytes + 64ull * 1024 * 1024);
+}
+
 TEST_CASE("module and PTX caches: one lowering per process, one module load per instance") {
   FakeScope scope(Kernel::None);
   const Program program = increment_program(321);

@@ -116,6 +116,29 @@ TEST_CASE("sync, async, async-into, timed and pipeline dispatch agree with the r
   }
 }
 
+TEST_CASE("a large host dispatch (40 MB each way) comes through the transfer ring exact, every mode") {
+  // Past the image staging: inputs and (allocating calls) outputs move in 16 MiB chunks through a
+  // two-slot pinned ring (plugins/cuda/src/runtime/host_run.hpp); dispatch_into stages its output.
+  const std::uint32_t n = 10'000'000;
+  const auto compiled = cuda().compile(affine_program(n));
+  const auto a = random_words(n, 21);
+  const std::vector<vyre::host::Bytes> inputs{bytes(a)};
+  const auto expected = affine_model(a, n);
+  Delta delta(cuda());
+  CHECK(same_words("sync", expected, words(cuda().dispatch(compiled, inputs).at(0))));
+  CHECK(delta("h2d_operations") == 3);
+  CHECK(delta("d2h_operations") == 3);
+  auto pending = cuda().dispatch_async(compiled, inputs);
+  CHECK(same_words("async", expected, words(pending.wait().at(0))));
+  const auto timed = cuda().dispatch_timed(compiled, inputs);
+  CHECK(same_words("timed", expected, words(timed.outputs.at(0))));
+  CHECK(timed.timing.device_ns > 0);
+  ByteVector out(std::uint64_t{n} * 4, std::byte{0xAB});
+  std::vector<vyre::host::MutableBytes> targets{vyre::host::MutableBytes(out.data(), out.size())};
+  cuda().dispatch_into(compiled, inputs, targets, vyre::DispatchConfig{});
+  CHECK(same_words("into", expected, words(out)));
+}
+
 TEST_CASE("grid_sync programs run cooperatively when the grid fits, split otherwise, agreeing with the reference") {
   const vyre_device_profile profile = cuda().device_profile();
   const Program small = rotate_program(4096);      // 16 workgroups: co-resident

@@ -78,33 +78,37 @@ std::vector<drv::CUdeviceptr> HostRun::stage_image(const kit::HostDispatch& disp
 std::vector<drv::CUdeviceptr> HostRun::stage_copies(const kit::HostDispatch& dispatch, const HostLayout& layout) {
   Runtime& rt = runtime();
   const Driver& driver = rt.driver();
-  Telemetry& telemetry = rt.telemetry();
   const Program& program = dispatch.program->program();
   const auto& inputs = dispatch.program->input_buffers();
 
-  // Staging: the inputs, then the outputs' byte ranges.
-  std::vector<std::uint64_t> staging_sizes;
-  for (const kit::Bytes& input : dispatch.inputs) staging_sizes.push_back(input.size());
-  for (const kit::OutputTarget& output : dispatch.outputs) staging_sizes.push_back(output.dst.size());
-  std::uint64_t staging_total = 0;
-  staging_offsets_ = pack_offsets(staging_sizes, kAlignment, &staging_total);
+  // Outputs the caller discards on failure come down through the ring after the fence, straight
+  // into their memory; the others (dispatch_into) are staged whole, so no byte is written unless
+  // every byte arrived.
+  download_after_fence_ = dispatch.outputs_discarded_on_failure;
+  std::uint64_t largest = 0;  // the largest single transfer sizes the ring
+  for (const kit::Bytes& input : dispatch.inputs) largest = std::max<std::uint64_t>(largest, input.size());
+  std::vector<std::uint64_t> output_sizes;
+  for (const kit::OutputTarget& output : dispatch.outputs) {
+    output_sizes.push_back(output.dst.size());
+    if (download_after_fence_) largest = std::max<std::uint64_t>(largest, output.dst.size());
+  }
   device_ = rt.device_memory().acquire(layout.total);
-  staging_ = rt.staging().acquire(staging_total);
+  ring_ = TransferRing(rt, largest);
+  if (!download_after_fence_) {
+    std::uint64_t staged = 0;
+    output_offsets_ = pack_offsets(output_sizes, kAlignment, &staged);
+    staging_ = rt.staging().acquire(staged);
+  }
   std::vector<drv::CUdeviceptr> pointers = layout_pointers(program, device_.address(), layout);
   const drv::CUstream s = stream();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const kit::Bytes& input = dispatch.inputs[i];
-    if (input.empty()) continue;
-    std::byte* staged = staging_.host() + staging_offsets_[i];
-    std::memcpy(staged, input.data(), input.size());
-    driver.check(driver.cuMemcpyHtoDAsync(pointers[inputs[i]], staged, input.size(), s), "cuMemcpyHtoDAsync");
-    Telemetry::add(telemetry.h2d_operations);
-    Telemetry::add(telemetry.h2d_bytes, input.size());
+    ring_.upload(rt, input.data(), pointers[inputs[i]], input.size(), s);
   }
   for (std::size_t b = 0; b < program.buffers.size(); ++b) {
     if (program.buffers[b].access != Access::Output || layout.sizes[b] == 0) continue;
     driver.check(driver.cuMemsetD8Async(pointers[b], 0, layout.sizes[b], s), "cuMemsetD8Async(output)");
-    Telemetry::add(telemetry.memset_operations);
+    Telemetry::add(rt.telemetry().memset_operations);
   }
   return pointers;
 }
@@ -114,27 +118,29 @@ void HostRun::read_back(const kit::HostDispatch& dispatch, const HostLayout& lay
   const Driver& driver = rt.driver();
   Telemetry& telemetry = rt.telemetry();
   const auto& outputs = dispatch.program->output_buffers();
-  const std::size_t input_count = dispatch.program->input_buffers().size();
   std::uint64_t span_begin = layout.total;
   std::uint64_t span_end = 0;
   for (std::size_t j = 0; j < outputs.size(); ++j) {
     const kit::OutputTarget& output = dispatch.outputs[j];
-    const std::uint64_t in_layout = layout.offsets[outputs[j]] + output.buffer_offset;
-    if (staging != HostStaging::Copies) {
-      outputs_.push_back(OutputCopy{output.dst, in_layout});  // the staging block mirrors the layout
-      if (output.dst.empty()) continue;
-      span_begin = std::min(span_begin, in_layout);
-      span_end = std::max(span_end, in_layout + output.dst.size());
+    const drv::CUdeviceptr device = pointers_[outputs[j]] + output.buffer_offset;
+    if (staging == HostStaging::Copies && download_after_fence_) {  // on_success downloads it
+      outputs_.push_back(OutputCopy{output.dst, 0, device});
       continue;
     }
-    const std::uint64_t offset = staging_offsets_[input_count + j];
-    outputs_.push_back(OutputCopy{output.dst, offset});
+    if (staging == HostStaging::Copies) {  // staged whole, copied out on success
+      outputs_.push_back(OutputCopy{output.dst, output_offsets_[j], 0});
+      if (output.dst.empty()) continue;
+      driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + output_offsets_[j], device, output.dst.size(), stream()),
+                   "cuMemcpyDtoHAsync");
+      Telemetry::add(telemetry.d2h_operations);
+      Telemetry::add(telemetry.d2h_bytes, output.dst.size());
+      continue;
+    }
+    const std::uint64_t in_layout = layout.offsets[outputs[j]] + output.buffer_offset;
+    outputs_.push_back(OutputCopy{output.dst, in_layout, 0});  // the staging block mirrors the layout
     if (output.dst.empty()) continue;
-    driver.check(driver.cuMemcpyDtoHAsync(staging_.host() + offset, pointers_[outputs[j]] + output.buffer_offset,
-                                          output.dst.size(), stream()),
-                 "cuMemcpyDtoHAsync");
-    Telemetry::add(telemetry.d2h_operations);
-    Telemetry::add(telemetry.d2h_bytes, output.dst.size());
+    span_begin = std::min(span_begin, in_layout);
+    span_end = std::max(span_end, in_layout + output.dst.size());
   }
   if (staging != HostStaging::Image || span_end <= span_begin) return;
   // One copy of the span covering every output range (the block's image is no longer needed).
@@ -148,12 +154,26 @@ void HostRun::read_back(const kit::HostDispatch& dispatch, const HostLayout& lay
 void HostRun::on_success() {
   // The device time first: a failure to read it fails the dispatch before any output is written.
   timer_.read_device_time(runtime(), what_);
-  for (const OutputCopy& output : outputs_) {
-    if (output.dst.empty()) continue;
-    std::memcpy(output.dst.data(), staging_.host() + output.staging_offset, output.dst.size());
+  if (download_after_fence_) {
+    download_outputs();
+  } else {
+    for (const OutputCopy& output : outputs_) {
+      if (output.dst.empty()) continue;
+      std::memcpy(output.dst.data(), staging_.host() + output.staging_offset, output.dst.size());
+    }
   }
   staging_.release();
+  ring_.release();
   device_.release();
+}
+
+void HostRun::download_outputs() {
+  Runtime& rt = runtime();
+  const StreamLease lease = rt.streams().acquire();  // the queuing stream went back at seal()
+  for (const OutputCopy& output : outputs_) {
+    if (output.dst.empty()) continue;
+    ring_.download(rt, output.device, output.dst.data(), output.dst.size(), lease.get());
+  }
 }
 
 vyre::Timing HostRun::timing() const { return timer_.timing(wait_ns()); }

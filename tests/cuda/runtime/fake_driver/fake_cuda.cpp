@@ -1,7 +1,9 @@
 // The fake CUDA driver (see fake_cuda.h). Signatures follow runtime/driver_api.hpp, which follows
 // the CUDA 12.0 driver API.
+#include <algorithm>
 #include "fake_cuda.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -487,6 +489,8 @@ CUresult allocate(std::uint64_t* out, std::size_t bytes, bool host) {
   if (!host) s.allocation_device[*out] = current_device();
   if (host) {
     ++s.stats.live_host_allocations;
+    s.stats.live_host_bytes += bytes;
+    s.stats.peak_host_bytes = std::max(s.stats.peak_host_bytes, s.stats.live_host_bytes);
   } else {
     s.device_bytes += bytes;
     ++s.stats.live_device_allocations;
@@ -517,6 +521,7 @@ CUresult release(std::uint64_t address, bool host) {
     s.stats.live_device_bytes = s.device_bytes;
   } else {
     --s.stats.live_host_allocations;
+    s.stats.live_host_bytes -= it->second.first;
   }
   std::free(reinterpret_cast<void*>(address));
   s.allocations.erase(it);
@@ -941,9 +946,27 @@ CUresult fake_cuGraphDestroy(drv::CUgraph handle) {
   return 0;
 }
 
-const std::map<std::string, void*>& entry_points() {
-  static const std::map<std::string, void*> table{
-#define FAKE_ENTRY(name) {#name, reinterpret_cast<void*>(&fake_##name)},
+// Every entry point is handed out through a trampoline that counts its calls (fake_cuda_call_count),
+// so tests can see how many driver calls an operation makes.
+template <auto Fn>
+struct Counted;
+template <typename... Args, CUresult (*Fn)(Args...)>
+struct Counted<Fn> {
+  static inline std::atomic<std::uint64_t> calls{0};
+  static CUresult call(Args... args) {
+    calls.fetch_add(1, std::memory_order_relaxed);
+    return Fn(args...);
+  }
+};
+
+struct EntryPoint {
+  void* function;
+  std::atomic<std::uint64_t>* calls;
+};
+
+const std::map<std::string, EntryPoint>& entry_points() {
+  static const std::map<std::string, EntryPoint> table{
+#define FAKE_ENTRY(name) {#name, {reinterpret_cast<void*>(&Counted<&fake_##name>::call), &Counted<&fake_##name>::calls}},
       FAKE_ENTRY(cuGetErrorName) FAKE_ENTRY(cuGetErrorString) FAKE_ENTRY(cuDeviceGetCount)
       FAKE_ENTRY(cuDeviceGet) FAKE_ENTRY(cuDeviceGetName) FAKE_ENTRY(cuDeviceGetAttribute)
       FAKE_ENTRY(cuDeviceTotalMem) FAKE_ENTRY(cuDevicePrimaryCtxRetain) FAKE_ENTRY(cuDevicePrimaryCtxRelease)
@@ -991,7 +1014,7 @@ FAKE_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int ver
     if (status != nullptr) *status = drv::CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     return 0;
   }
-  *pfn = found->second;
+  *pfn = found->second.function;
   if (status != nullptr) *status = drv::CU_GET_PROC_ADDRESS_SUCCESS;
   return 0;
 }
@@ -1023,6 +1046,16 @@ FAKE_EXPORT void fake_cuda_reset_counters(void) {
   s.captures = 0;
   s.violations = 0;
   s.last_violation[0] = '\0';
+  s.peak_host_bytes = s.live_host_bytes;
+}
+
+FAKE_EXPORT uint64_t fake_cuda_call_count(const char* name) {
+  const auto found = entry_points().find(name);
+  return found == entry_points().end() ? UINT64_MAX : found->second.calls->load();
+}
+
+FAKE_EXPORT void fake_cuda_reset_call_counts(void) {
+  for (const auto& [name, entry] : entry_points()) entry.calls->store(0);
 }
 
 FAKE_EXPORT int fake_cuda_current_device(void) { return current_device(); }

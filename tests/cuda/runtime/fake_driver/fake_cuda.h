@@ -48,13 +48,20 @@ typedef struct fake_cuda_stats {
   uint64_t captures;
   uint64_t violations;
   char last_violation[256];
+  uint64_t live_host_bytes;      /* pinned host memory allocated now (cuMemHostAlloc) */
+  uint64_t peak_host_bytes;      /* the most of it at any time since the last counter reset */
 } fake_cuda_stats;
 
 void fake_cuda_get_stats(fake_cuda_stats* out);
 void fake_cuda_set_kernel(fake_cuda_kernel_fn fn, void* user);
 void fake_cuda_set_total_memory(uint64_t bytes);
-/* Zero the counters (not the live counts). */
+/* Zero the counters (not the live counts); the peak restarts at the live pinned bytes. */
 void fake_cuda_reset_counters(void);
+/* How often the entry point `name` (e.g. "cuPointerGetAttribute") was called through the pointer
+ * cuGetProcAddress handed out, since load or fake_cuda_reset_call_counts; UINT64_MAX for a name
+ * the fake does not implement. */
+uint64_t fake_cuda_call_count(const char* name);
+void fake_cuda_reset_call_counts(void);
 
 /* For the fake NCCL (fake_nccl/), which queues its data movement on the fake's streams. Device d's
  * primary context is its own (FAKE_CUDA_DEVICES devices, default 1); device memory and streams
