@@ -6,6 +6,8 @@
 // or -cos r / sin r, a double-word quotient (one division, one correction step).
 #pragma once
 
+#include <type_traits>
+
 #include "math/algorithms/common.hpp"
 #include "math/algorithms/trig_reduction.hpp"
 #include "math/polynomials.hpp"
@@ -51,9 +53,25 @@ DW<typename P::template F<B>> cos_kernel(B& b, const TrigReduction<P, B>& r) {
   return fast_two_sum(b, w, tail);
 }
 
+// f32 sin and cos (SPEC §5: 4 ULP): both kernels in plain f32 arithmetic, r_lo entering once:
+//   sin(r) = r + fma(r^3, S(r^2), r_lo),   cos(r) = fma(r^2, fma(r^2, C(r^2), -1/2), 1)
+// (cos drops r r_lo, below half an ulp of cos r).
+template <class B>
+typename B::F32 sin_or_cos_f32(B& b, const TrigReduction<P32, B>& r, std::uint32_t shift) {
+  auto z = b.mul(r.r_hi, r.r_hi);
+  auto s = b.add(r.r_hi, b.fma(b.mul(z, r.r_hi), horner(b, z, TrigPoly<P32>::kSin), r.r_lo));
+  auto c = b.fma(z, b.fma(z, horner(b, z, TrigPoly<P32>::kCos), b.c(-0.5f)), b.c(1.0f));
+  auto n = b.add(r.n, b.u32(shift));
+  auto odd = b.eq(b.and_(n, b.u32(1)), b.u32(1));
+  auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
+  auto y = b.sel(odd, c, s);
+  return b.sel(negative, b.neg(y), y);
+}
+
 // (sin r, cos r) chosen and signed for the quadrant of sin (shift 0) or cos (shift 1).
 template <class P, class B>
 typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
+  if constexpr (std::is_same_v<P, P32>) return sin_or_cos_f32(b, r, shift);
   auto s = sin_kernel<P>(b, r);
   auto c = cos_kernel<P>(b, r);
   auto n = b.add(r.n, b.u32(shift));
