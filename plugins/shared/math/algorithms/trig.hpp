@@ -1,5 +1,5 @@
 // sin, cos and tan: after the reduction x = n pi/2 + (r_hi + r_lo), both kernels are evaluated
-// (no divergent branch) as double-words
+// (no divergent branch) as double-words (f64 and f32 tan; f32 sin and cos: sin_or_cos_f32)
 //   sin(r) = r + r^3 S(r^2) + r_lo (1 - r^2/2)
 //   cos(r) = (1 - r^2/2) + r^4 C(r^2) - r r_lo    (1 - r^2/2 with its rounding error, r^2 exact)
 // and combined by quadrant: sin x = +-sin r or +-cos r, cos x likewise, and tan x = sin r / cos r
@@ -70,8 +70,7 @@ typename B::F32 sin_or_cos_f32(B& b, const TrigReduction<P32, B>& r, std::uint32
 
 // (sin r, cos r) chosen and signed for the quadrant of sin (shift 0) or cos (shift 1).
 template <class P, class B>
-typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
-  if constexpr (std::is_same_v<P, P32>) return sin_or_cos_f32(b, r, shift);
+typename P::template F<B> sin_or_cos_dw(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
   auto s = sin_kernel<P>(b, r);
   auto c = cos_kernel<P>(b, r);
   auto n = b.add(r.n, b.u32(shift));
@@ -79,6 +78,12 @@ typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::ui
   auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
   auto y = b.add(b.sel(odd, c.hi, s.hi), b.sel(odd, c.lo, s.lo));
   return b.sel(negative, b.neg(y), y);
+}
+
+template <class P, class B>
+typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
+  if constexpr (std::is_same_v<P, P32>) return sin_or_cos_f32(b, r, shift);
+  else return sin_or_cos_dw<P>(b, r, shift);
 }
 
 template <class P, class B>
