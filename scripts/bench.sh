@@ -23,6 +23,13 @@
 # BENCH_SKIP_KERNELS=1 (skip K1-K13), NVCC (the nvcc for the twins; default: on PATH, else
 # /usr/local/cuda/bin/nvcc; without one the twins are not built and K1-K13 are skipped unless
 # VYRE_KERNEL_TWINS names a prebuilt libvyre_kernel_twins.so).
+# Other backends beside cuda (GPU mode): BENCH_BACKENDS="vulkan" (space-separated; default none) runs
+# vyre-bench's P1-P4, P7 and, with the twins, K1-K13 on each, one case per step so that a slow
+# backend loses only its slow cases: each case gets BENCH_BACKEND_CASE_LIMIT seconds (default 90),
+# and the backend's cases together BENCH_BACKEND_BUDGET seconds (default 600; cases not started when
+# it is spent are listed as skipped). Results, with their own report, in <out>/<backend>/
+# (results.md; the ratios there are that backend against the same baselines and nvcc twins). Where
+# vulkan is named and no driver file is set, NVIDIA's ICD is used when present (as gpu-test.sh does).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -144,6 +151,7 @@ run_gpu_cases() {
   step baseline-P3 150 "$python" bench/baselines/cupy_launch.py "${scale[@]}" --json "$out/baseline-P3.json"
   step baseline-P7 150 "$python" bench/baselines/torch_sum.py "${scale[@]}" --json "$out/baseline-P7.json"
   run_kernel_cases
+  run_other_backends
   if [ "${BENCH_SKIP_CONFORM:-0}" != 1 ]; then
     step vyre-bench-P6 $((conform_timeout + 30)) "$bench" --case P6 --backend cuda \
       --conform-timeout "$conform_timeout" --json "$out/vyre-conform.json" --log-dir "$logs"
@@ -166,7 +174,47 @@ run_cpu_cases() {
   step smoke 300 "$bench" --all --backend reference_cpu --size-scale 0.001 --count-scale 0.05 --reps 3 \
     --conform-ops 'bin.xor.*' --json "$logs/smoke.json" --log-dir "$logs/smoke"
   run_python_cases --cpu --reps 500 --vyre "$logs/smoke.json"
+  run_other_backends  # BENCH_BACKENDS=vulkan: lavapipe here
 }
+
+# The cases of BENCH_BACKENDS: one step per (backend, case), each under its own limit, all of one
+# backend under a budget; then a report per backend in <out>/<backend>/.
+run_other_backends() {
+  local backends=${BENCH_BACKENDS:-}
+  [ -n "$backends" ] || return 0
+  local case_limit=${BENCH_BACKEND_CASE_LIMIT:-90} budget=${BENCH_BACKEND_BUDGET:-600}
+  local cases=(P1 P2 P3 P4 P7)
+  if [ "${BENCH_SKIP_KERNELS:-0}" != 1 ] && { [ -f "$build/bin/libvyre_kernel_twins.so" ] || [ -n "${VYRE_KERNEL_TWINS:-}" ]; }; then
+    cases+=(K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13)
+  fi
+  local backend c started spent limit
+  for backend in $backends; do
+    mkdir -p "$out/$backend"
+    started=$(date +%s)
+    local jsons=() skipped=()
+    for c in "${cases[@]}"; do
+      spent=$(( $(date +%s) - started ))
+      if [ "$spent" -ge "$budget" ]; then skipped+=("$c"); continue; fi
+      limit=$(( budget - spent < case_limit ? budget - spent : case_limit ))
+      step "$backend-$c" "$limit" "$bench" --case "$c" --backend "$backend" --size-scale "$size_scale" \
+        --count-scale "$count_scale" ${VYRE_BENCH_ARGS:-} --json "$out/$backend/$c.json"
+      [ -f "$out/$backend/$c.json" ] && jsons+=(--vyre "$out/$backend/$c.json")
+    done
+    [ ${#skipped[@]} -eq 0 ] || echo "bench.sh: $backend: budget of ${budget}s spent; not run: ${skipped[*]}" | tee "$out/$backend/skipped.txt" >&2
+    [ ${#jsons[@]} -gt 0 ] || continue
+    step "report-$backend" 60 "$python" bench/report.py --env "$out/env.json" "${jsons[@]}" \
+      --baseline "$out/baseline-P1.json" --baseline "$out/baseline-P2.json" --baseline "$out/baseline-P3.json" \
+      --baseline "$out/baseline-P7.json" --out-dir "$out/$backend"
+  done
+}
+
+# NVIDIA's Vulkan driver where vulkan is benchmarked and the caller named no driver file.
+if [[ " ${BENCH_BACKENDS:-} " == *" vulkan "* ]] && [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
+  for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+             /etc/vulkan/icd.d/nvidia_icd.json; do
+    if [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; break; fi
+  done
+fi
 
 report() {
   step report 60 "$python" bench/report.py --env "$out/env.json" --vyre "$out/vyre.json" \

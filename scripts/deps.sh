@@ -34,6 +34,8 @@ have_py 'import numpy' || need+=(python3-numpy)
 have_py 'import pybind11' || need+=(python3-pybind11)
 have_header pybind11/pybind11.h || need+=(pybind11-dev)
 have_py 'import pytest' || need+=(python3-pytest)
+# The multi-process example (examples/multi_process, one process per GPU) is launched by mpirun.
+have_cmd mpirun || need+=(openmpi-bin)
 if [ $ci -eq 1 ]; then
   have_cmd valgrind || need+=(valgrind)
   have_cmd clang++-14 || have_cmd clang++ || need+=(clang-14)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build vyre from source on a GPU machine and run the CUDA plugin's tests in one go.
 #
-#   scripts/gpu-test.sh [all|build|test|python]      (default: all; python: only the Python step)
+#   scripts/gpu-test.sh [all|build|test|python|vulkan|group]  (default: all; python: only the Python
+#       step; vulkan: only the Vulkan plugin, see run_vulkan_only; group: only the multi-GPU tests,
+#       issue 16, see run_group_only)
 #
 # Steps, each under its own time limit, CUDA work first: record the environment (nvidia-smi,
 # compilers); configure (Release, Ninja) and build the CUDA plugin, reference_cpu and the CUDA
@@ -9,9 +11,11 @@
 # and the GPU tests (dispatch modes, resident/sequence/graph tests, the fault-injection table on
 # the real driver, the differential of every op against reference_cpu); the Python package built for
 # the venv's Python and its GPU tests (torch and CuPy tensors through DLPack); optionally vyre-bench
-# cases (VYRE_GPU_TEST_BENCH="P2 P3": the release plugin, not the fault plugin); then build
+# cases (VYRE_GPU_TEST_BENCH="P2 P3": the release plugin, not the fault plugin; on each backend of
+# VYRE_GPU_TEST_BENCH_BACKENDS, default cuda, each case under its own limit); then build
 # everything else (VYRE_GPU_TEST_BUILD_ALL=0 skips it), optionally run vyre-conform
-# (VYRE_GPU_TEST_CONFORM=1; on cuda, and on vulkan where it can be created), the AOT bundle test on the GPU, the load test on cuda, optionally compute-sanitizer's memcheck,
+# (VYRE_GPU_TEST_CONFORM=1; on cuda, and on vulkan where it can be created), test_vulkan_device where
+# vulkan can be created, the AOT bundle test on the GPU, the load test on cuda, optionally compute-sanitizer's memcheck,
 # racecheck and synccheck over vyre-conform (VYRE_GPU_TEST_SANITIZE=1), and the rest of the ctest suite (VYRE_GPU_TEST_CPU_SUITE=0 skips it).
 #
 # Full logs go to $OUT when it is set (else <build>/gpu-test-logs); the last thing printed is a
@@ -188,14 +192,25 @@ run_cuda_tests() {
     VYRE_TEST_THREADS="${VYRE_TEST_THREADS:-8}"
 }
 
-# vyre-bench cases named in VYRE_GPU_TEST_BENCH, on this build's (release) plugins.
+# vyre-bench cases named in VYRE_GPU_TEST_BENCH, on this build's (release) plugins, on each backend
+# of VYRE_GPU_TEST_BENCH_BACKENDS (default cuda; e.g. "cuda vulkan"): one step per (backend, case)
+# under its own limit (VYRE_GPU_TEST_BENCH_LIMIT, 300 s on cuda; 120 s elsewhere), so a slow backend
+# cannot take the whole call. Kernel-suite cases (K1-K13) need the nvcc twins (bench.sh builds them).
 run_bench() {
   local cases=${VYRE_GPU_TEST_BENCH:-}
   [ -n "$cases" ] || return 0
   run_step build-bench 600 cmake --build "$build" -j "$jobs" --target vyre-bench || return 1
-  local c
-  for c in $cases; do
-    run_step "bench-$c" 300 "$build/bin/vyre-bench" --case "$c" --backend cuda --json "$logs/bench-$c.json"
+  local c backend limit
+  for backend in ${VYRE_GPU_TEST_BENCH_BACKENDS:-cuda}; do
+    limit=${VYRE_GPU_TEST_BENCH_LIMIT:-$([ "$backend" = cuda ] && echo 300 || echo 120)}
+    for c in $cases; do
+      local name="bench-$c"
+      [ "$backend" = cuda ] || name="bench-$backend-$c"
+      run_step "$name" "$limit" "$build/bin/vyre-bench" --case "$c" --backend "$backend" --json "$logs/$name.json"
+      local line
+      line=$(grep -E "^$c " "$logs/$name.log" 2>/dev/null | head -1)
+      [ -n "$line" ] && add_row "  $c on $backend" INFO 0 "$(echo "$line" | tr -s ' ' | cut -c1-90)"
+    done
   done
 }
 
@@ -245,24 +260,62 @@ run_python() {
     vyre_reference_cpu vyre_cuda || return 1
   # PYTEST_DISABLE_PLUGIN_AUTOLOAD: the tests need no third-party pytest plugins, and the GPU
   # machine's venv autoloads many (jaxtyping, hypothesis, benchmark, cov, ...).
+  # shellcheck disable=SC2046  # nccl_env prints one NAME=VALUE word or nothing
   run_step python-gpu 600 env PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 VYRE_SOURCE_DIR="$root" \
-    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 NCCL_NVLS_ENABLE=0 $(nccl_env) \
     VYRE_REFERENCE_PROGRAMS_TOOL="$build/bin/python_reference_programs" \
-    "$py" -m pytest -v -rs -p no:cacheprovider "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py"
+    "$py" -m pytest -v -rs -p no:cacheprovider "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py" \
+    "$root/python/tests/test_group_gpu.py"
   local counts
   counts=$(grep -E '(passed|failed|skipped).* in [0-9.]+s' "$logs/python-gpu.log" | tail -1)
   [ -n "$counts" ] && add_row "  pytest counts" "INFO" "0" "$counts"
 }
 
+# examples/multi_process: mpirun starts one `vyre run --join` per GPU (2 ranks); the outputs must
+# equal one device's. Exit 77 (SKIP, with the reason) without mpirun or two GPUs.
+run_multi_process_example() {
+  [ -x "$build/bin/vyre" ] || { add_row example-multi-process SKIP 0 "no $build/bin/vyre"; return 0; }
+  # shellcheck disable=SC2046  # nccl_env prints one NAME=VALUE word or nothing
+  run_step example-multi-process 300 env VYRE="$build/bin/vyre" WORK="$logs/multi_process" NCCL_NVLS_ENABLE=0 \
+    $(nccl_env) sh "$root/examples/multi_process/run.sh"
+}
+
+# Only the multi-GPU work (issue 16): configure, build the group tests, the CLI and the Python
+# module, run the fake and GPU group/collective tests, the Python group tests and the mpirun example.
+run_group_only() {
+  configure_project || return 1
+  run_step build-group 900 cmake --build "$build" -j "$jobs" --target vyre_cuda vyre vyre_reference_cpu \
+    test_cuda_fake_group test_cuda_fake_collectives test_cuda_gpu_group test_cuda_gpu_collectives || return 1
+  run_binary test_cuda_fake_group 120
+  run_binary test_cuda_fake_collectives 120
+  run_binary test_cuda_gpu_group 180
+  # shellcheck disable=SC2046  # nccl_env prints one NAME=VALUE word or nothing
+  run_binary test_cuda_gpu_collectives 300 NCCL_NVLS_ENABLE=0 $(nccl_env)
+  run_multi_process_example
+  run_python
+}
+
+# true when `vyre backends` (run_rest's first step) created a vulkan instance on this machine.
+vulkan_usable() {
+  grep -q '^  vulkan .*' "$logs/vyre-backends.log" 2>/dev/null &&
+    grep -A4 '^  vulkan ' "$logs/vyre-backends.log" | grep -q 'create: ok'
+}
+
 run_rest() {
   # Which backends this machine can create, in selection order (cuda, vulkan, reference_cpu).
   [ -x "$build/bin/vyre" ] && run_step vyre-backends 120 "$build/bin/vyre" backends
+  run_multi_process_example
+  # The Vulkan plugin's device test on this machine's Vulkan driver (every dispatch surface, threads,
+  # thousands of dispatches reusing their command pools).
+  if [ -x "$build/bin/test_vulkan_device" ]; then
+    if vulkan_usable; then run_binary test_vulkan_device 180
+    else add_row test_vulkan_device SKIP 0 "no usable Vulkan device (see vyre-backends.log)"; fi
+  fi
   if [ "${VYRE_GPU_TEST_CONFORM:-0}" = 1 ] && [ -x "$build/bin/vyre-conform" ]; then
     run_step vyre-conform 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend cuda \
       --out "$logs/certificates" --no-progress
     # The Vulkan plugin on this machine's Vulkan driver (NVIDIA's ICD where the loader is present).
-    if grep -q '^  vulkan .*' "$logs/vyre-backends.log" 2>/dev/null &&
-       grep -A4 '^  vulkan ' "$logs/vyre-backends.log" | grep -q 'create: ok'; then
+    if vulkan_usable; then
       run_step vyre-conform-vulkan 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend vulkan \
         --out "$logs/certificates-vulkan" --no-progress
     else
@@ -285,12 +338,32 @@ run_rest() {
   fi
 }
 
+# Only the Vulkan plugin on this machine's driver (mode `vulkan`): build what it needs, list the
+# backends, test_vulkan_device, the bench cases of VYRE_GPU_TEST_BENCH (default "P2 P3") on
+# VYRE_GPU_TEST_BENCH_BACKENDS (default "cuda vulkan"), and conform on vulkan with
+# VYRE_GPU_TEST_CONFORM=1.
+run_vulkan_only() {
+  configure_project || return 1
+  run_step build-vulkan 600 cmake --build "$build" -j "$jobs" --target vyre vyre-bench vyre-conform \
+    test_vulkan_device vyre_vulkan vyre_reference_cpu vyre_cuda || return 1
+  run_step vyre-backends 120 "$build/bin/vyre" backends
+  if vulkan_usable; then run_binary test_vulkan_device 180
+  else add_row test_vulkan_device SKIP 0 "no usable Vulkan device (see vyre-backends.log)"; fi
+  VYRE_GPU_TEST_BENCH=${VYRE_GPU_TEST_BENCH:-P2 P3} VYRE_GPU_TEST_BENCH_BACKENDS=${VYRE_GPU_TEST_BENCH_BACKENDS:-cuda vulkan} run_bench
+  if [ "${VYRE_GPU_TEST_CONFORM:-0}" = 1 ] && vulkan_usable; then
+    run_step vyre-conform-vulkan 600 "$build/bin/vyre-conform" --plugins "$build/plugins" --backend vulkan \
+      --out "$logs/certificates-vulkan" --no-progress
+  fi
+}
+
 # The CUDA work first (device time is scarce), the rest of the project after it.
 case "$mode" in
+  vulkan) record_environment; run_vulkan_only ;;
   all) record_environment; if configure_project && build_cuda; then run_cuda_tests; run_python; fi; run_bench; build_rest; run_rest ;;
   build) record_environment; configure_project && build_cuda; build_rest ;;
   test) record_environment; run_cuda_tests; run_python; run_bench; run_rest ;;
   python) record_environment; configure_project && run_python ;;
-  *) echo "usage: $0 [all|build|test|python]" >&2; exit 2 ;;
+  group) record_environment; run_group_only ;;
+  *) echo "usage: $0 [all|build|test|python|vulkan|group]" >&2; exit 2 ;;
 esac
 [ "$failures" -eq 0 ]

@@ -15,6 +15,11 @@
 # Knobs: BUILD_DIR (default build-kernels), JOBS (16), NVCC (default: on PATH, else
 # /usr/local/cuda/bin/nvcc), CASES (default "--kernels"; e.g. "--case K1 --case K13"), REPS (20),
 # WARMUP (3), STAGE (all | build | run), SKIP_PTX=1, RUN_LIMIT (seconds for vyre-bench, 480).
+# Other backends after cuda: BACKENDS="vulkan" (space-separated; default none) runs K1-K13 on each
+# against the same nvcc twins, one case per vyre-bench process so that a slow backend loses only
+# its slow cases: each case gets CASE_LIMIT seconds (90), a backend's cases together BACKEND_BUDGET
+# (300); results and report in $OUT/kernels/<backend>/, results-<backend>.md copied to $OUT. Where
+# vulkan is named and no driver file is set, NVIDIA's ICD is used when present.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -131,4 +136,38 @@ if [ "$stage" = all ] || [ "$stage" = run ]; then
   "$python" bench/plot.py "$work/results.json" "$work/results.png" >"$work/logs/plot.txt" 2>&1
   stamp "plot exit $? ($(tail -n 1 "$work/logs/plot.txt"))"
   [ -f "$work/results.md" ] && sed -n '/## Kernel suite/,$p' "$work/results.md"
+
+  # ---- the same cases on the other backends, each case under its own limit ----
+  if [[ " ${BACKENDS:-} " == *" vulkan "* ]] && [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
+    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+               /etc/vulkan/icd.d/nvidia_icd.json; do
+      if [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; break; fi
+    done
+  fi
+  case_ids=$(printf '%s\n' ${CASES:---kernels} | grep -E '^K[0-9]+$' | tr '\n' ' ')
+  [ -n "$case_ids" ] || case_ids="K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"
+  for backend in ${BACKENDS:-}; do
+    dir=$work/$backend
+    mkdir -p "$dir"
+    backend_start=$(date +%s)
+    jsons=()
+    for c in $case_ids; do
+      spent=$(( $(date +%s) - backend_start ))
+      budget=${BACKEND_BUDGET:-300}
+      if [ "$spent" -ge "$budget" ]; then stamp "$backend $c: not run (the ${budget}s budget is spent)"; continue; fi
+      limit=${CASE_LIMIT:-90}
+      [ $(( budget - spent )) -lt "$limit" ] && limit=$(( budget - spent ))
+      timeout --signal=TERM --kill-after=10 "$limit" "$build/bin/vyre-bench" --case "$c" --backend "$backend" \
+        --reps "${REPS:-20}" --warmup "${WARMUP:-3}" --json "$dir/$c.json" >>"$dir/vyre-bench.txt" 2>&1
+      rc=$?
+      stamp "$backend $c exit $rc$( [ $rc -eq 124 ] && echo " (over its ${limit}s limit)")"
+      [ -f "$dir/$c.json" ] && jsons+=(--vyre "$dir/$c.json")
+    done
+    if [ ${#jsons[@]} -gt 0 ]; then
+      "$python" bench/report.py --env "$work/env.json" "${jsons[@]}" --out-dir "$dir" >"$dir/report.txt" 2>&1
+      stamp "$backend report exit $?"
+      cp "$dir/results.md" "$out/results-$backend.md" 2>/dev/null
+      [ -f "$dir/results.md" ] && { echo "---- $backend ----"; sed -n '/## Kernel suite/,$p' "$dir/results.md"; }
+    fi
+  done
 fi

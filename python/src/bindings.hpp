@@ -31,6 +31,7 @@ void bind_registry(py::module_& m);
 void bind_backend(py::module_& m);
 void bind_resident(py::module_& m);
 void bind_dlpack(py::module_& m);
+void bind_group(py::module_& m);
 
 // A program as Python holds it: the IR (immutable once made) and what dispatching needs, computed
 // once: the host input and output buffers' names, and each backend instance's compiled handle.

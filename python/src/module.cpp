@@ -12,4 +12,5 @@ PYBIND11_MODULE(_vyre, m) {
   vyre::python::bind_backend(m);
   vyre::python::bind_resident(m);
   vyre::python::bind_dlpack(m);
+  vyre::python::bind_group(m);
 }

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from . import errors
 from ._vyre import (ACCESS, ATOMIC_OPS, BIN_OPS, REDUCE_OPS, TYPES, UN_OPS, Backend, Config,
-                    Diagnostic, Pending, Pipeline, PluginInfo, Program, Registry, RejectedPlugin,
-                    ResidentBuffer, Route, library_dir)
+                    Diagnostic, Group, GroupShards, Pending, Pipeline, PluginInfo, Program, Registry,
+                    RejectedPlugin, ResidentBuffer, Route, library_dir)
 from .builder import Buffer, Expr, ProgramBuilder, as_expr, ballot, bitcast, cast, fma, lit, reduce, select, shuffle
 from .dtypes import bf16, dtype_of
 from .errors import VyreError

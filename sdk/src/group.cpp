@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -71,6 +72,10 @@ void call_plugin(const Backend& member, const char* name, Call&& call) {
   slot.check(status, name);
 }
 
+}  // namespace
+
+namespace detail {
+
 // One declared buffer of a group dispatch and where its bytes go.
 struct BufferPlan {
   const BufferDecl* decl = nullptr;
@@ -82,6 +87,12 @@ struct BufferPlan {
 
   std::uint64_t byte_len() const { return elements * element_bytes; }
 };
+
+}  // namespace detail
+
+namespace {
+
+using detail::BufferPlan;
 
 [[noreturn]] void bad_placement(const BufferDecl& b, std::string_view why) {
   fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("group dispatch: buffer '{}' {}", b.name, why),
@@ -253,18 +264,56 @@ Group::Group(std::vector<Backend> members)
   }
 }
 
+// A dispatch across processes: this process ran its rank's range; every rank now gives the others
+// its part of each output, through the group's collectives, in the program's output order (every
+// rank makes the same calls). Gathered buffers: each rank's elements go into a chunk of the largest
+// share's size (u32 words), all_gather'ed, and every rank copies each rank's piece to its place.
+// Summed buffers: all_reduce sum (exact: integers). Data goes through the host, once each way.
+void Group::exchange_outputs(const std::vector<BufferPlan>& plans, const LaunchGeometry& geometry,
+                             const std::vector<ShardRange>& shards, const std::map<std::size_t, ByteVector>& summed,
+                             std::vector<ByteVector>& outputs) const {
+  const Backend& member = members_.front();
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const BufferPlan& p = plans[i];
+    if (p.output < 0) continue;
+    ByteVector& out = outputs[static_cast<std::size_t>(p.output)];
+    if (gathers(p)) {
+      std::vector<IndexRange> pieces;
+      std::uint64_t largest = 0;
+      for (const ShardRange& shard : shards) {
+        pieces.push_back(shard_bytes(p, geometry, shard));
+        largest = std::max(largest, pieces.back().size());
+      }
+      const std::uint64_t words = (largest + 3) / 4;
+      if (words == 0) continue;
+      const IndexRange mine = pieces[first_rank_];
+      const GroupBuffers send = alloc(words * 4), recv = alloc(words * 4 * ranks_);
+      if (mine.size() > 0) member.upload(send[0], 0, Bytes(out).subspan(mine.begin, mine.size()));
+      all_gather(send, recv, Type::U32, words);
+      const ByteVector all = member.download(recv[0], 0, words * 4 * ranks_);
+      for (std::uint32_t q = 0; q < ranks_; ++q) {
+        if (q == first_rank_ || pieces[q].size() == 0) continue;
+        std::memcpy(out.data() + pieces[q].begin, all.data() + std::uint64_t{q} * words * 4, pieces[q].size());
+      }
+    } else {
+      if (p.byte_len() == 0) continue;
+      const auto found = summed.find(i);
+      const GroupBuffers buffer = alloc(p.byte_len());  // zeroed: a rank without work adds zeros
+      if (found != summed.end()) member.upload(buffer[0], 0, found->second);
+      all_reduce(buffer, buffer, p.decl->element, Reduce::sum, p.elements);
+      out = member.download(buffer[0], 0, p.byte_len());
+    }
+  }
+}
+
 std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                         const Placements& placements, const DispatchConfig& config) const {
-  if (spans_processes_) {
-    fail(VYRE_ERR_UNSUPPORTED, "a group that spans processes runs collectives only; sharded dispatch across processes is not built",
-         "dispatch on this process's member (group.member(0)) and combine the results with collectives");
-  }
   const std::vector<BufferPlan> plans = plan_buffers(program, inputs, placements);
   std::vector<std::uint64_t> elements;
   for (const BufferPlan& p : plans) elements.push_back(p.elements);
   const LaunchGeometry geometry = resolve_geometry(program, config, elements);
   check_shardable(program, geometry);
-  const std::vector<ShardRange> shards = shard_ranges(geometry.grid[0], static_cast<std::uint32_t>(members_.size()));
+  const std::vector<ShardRange> shards = shard_ranges(geometry.grid[0], ranks_);  // every rank's, in every process
 
   std::vector<ByteVector> outputs;
   for (std::size_t i : program.output_indices()) {
@@ -276,7 +325,7 @@ std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<
   std::vector<std::future<std::map<std::size_t, ByteVector>>> work;
   for (std::size_t r = 0; r < members_.size(); ++r) {
     work.push_back(std::async(std::launch::async, [&, r] {
-      return run_member(members_[r], program, plans, geometry, shards[r], config, outputs);
+      return run_member(members_[r], program, plans, geometry, shards[first_rank_ + r], config, outputs);
     }));
   }
   std::vector<std::map<std::size_t, ByteVector>> summed;
@@ -289,17 +338,125 @@ std::vector<ByteVector> Group::dispatch(const vyre::Program& program, std::span<
     }
   }
   if (first_error) std::rethrow_exception(first_error);
-  for (const auto& member : summed) {  // rank order
+  if (spans_processes_) {
+    exchange_outputs(plans, geometry, shards, summed.front(), outputs);
+  } else {
+    for (const auto& member : summed) {  // rank order
     for (const auto& [i, bytes] : member) {
       ByteVector& out = outputs[static_cast<std::size_t>(plans[i].output)];
-      if (plans[i].element_bytes == 4) add_words<std::uint32_t>(out, bytes);
-      else add_words<std::uint64_t>(out, bytes);
+        if (plans[i].element_bytes == 4) add_words<std::uint32_t>(out, bytes);
+        else add_words<std::uint64_t>(out, bytes);
+      }
     }
   }
   for (std::size_t i : program.output_indices())
     outputs[static_cast<std::size_t>(plans[i].output)] =
         trimmed(*plans[i].decl, std::move(outputs[static_cast<std::size_t>(plans[i].output)]));
   return outputs;
+}
+
+namespace {
+
+// The element count of every buffer of a resident group dispatch (declaration order), checking
+// that the bindings fit: one per non-workgroup buffer, one live buffer of the right member per
+// rank, equal sizes across members, host bytes for read/uniform buffers only.
+std::vector<std::uint64_t> resident_elements(const vyre::Program& program, std::span<const GroupBinding> bindings,
+                                             const std::vector<Backend>& members) {
+  std::vector<std::uint64_t> elements;
+  std::size_t k = 0;
+  for (const BufferDecl& b : program.buffers) {
+    if (b.access == Access::Workgroup) {
+      elements.push_back(b.count);
+      continue;
+    }
+    if (k >= bindings.size()) break;
+    const GroupBinding& g = bindings[k++];
+    std::uint64_t bytes = 0;
+    if (g.is_host) {
+      if (b.access != Access::Read && b.access != Access::Uniform) {
+        fail(VYRE_ERR_INVALID_ARGUMENT,
+             fmt::format("dispatch_resident: buffer '{}' is written by the program but bound to host bytes", b.name),
+             "bind written buffers to resident buffers of every member (Group::alloc)");
+      }
+      bytes = g.host.size();
+    } else {
+      if (g.resident.size() != members.size()) {
+        fail(VYRE_ERR_INVALID_ARGUMENT,
+             fmt::format("dispatch_resident: buffer '{}' is bound to {} resident buffers for a group of {} members", b.name,
+                         g.resident.size(), members.size()),
+             "pass one buffer per member, in rank order (Group::alloc makes them)");
+      }
+      for (std::size_t r = 0; r < members.size(); ++r) {
+        const ResidentBuffer& buffer = g.resident[r];
+        if (!buffer || buffer.freed()) {
+          fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("dispatch_resident: buffer '{}' of member {} is empty or freed", b.name, r),
+               fmt::format("pass a live buffer of member {} (Group::alloc)", r));
+        }
+        if (buffer.byte_len() != g.resident.front().byte_len()) {
+          fail(VYRE_ERR_INVALID_ARGUMENT,
+               fmt::format("dispatch_resident: buffer '{}' has {} bytes on member {} and {} on member 0", b.name,
+                           buffer.byte_len(), r, g.resident.front().byte_len()),
+               "give every member a whole buffer of the same size (shards index it globally)");
+        }
+      }
+      bytes = g.resident.front().byte_len();
+    }
+    elements.push_back(bytes / byte_size(b.element));
+  }
+  const std::size_t wanted = static_cast<std::size_t>(
+      std::count_if(program.buffers.begin(), program.buffers.end(), [](const BufferDecl& b) { return b.access != Access::Workgroup; }));
+  if (bindings.size() != wanted) {
+    fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("dispatch_resident: {} bindings for a program with {} non-workgroup buffers", bindings.size(), wanted),
+         "bind every read, uniform, read_write and output buffer, in declaration order");
+  }
+  return elements;
+}
+
+// Run every member's part concurrently and rethrow the first failure after all finished.
+template <class Work>
+void on_every_member(std::size_t count, Work&& work) {
+  std::vector<std::future<void>> running;
+  for (std::size_t r = 0; r < count; ++r) running.push_back(std::async(std::launch::async, [&work, r] { work(r); }));
+  std::exception_ptr first_error;
+  for (auto& w : running) {
+    try {
+      w.get();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace
+
+GroupShards Group::dispatch_resident(const vyre::Program& program, std::span<const GroupBinding> bindings,
+                                     const DispatchConfig& config) const {
+  const std::vector<std::uint64_t> elements = resident_elements(program, bindings, members_);
+  for (const GroupBinding& g : bindings) {
+    if (g.is_host) continue;
+    for (std::size_t r = 0; r < members_.size(); ++r) {
+      if (g.resident[r].state_->instance != members_[r].state_) {
+        fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("dispatch_resident: a binding's buffer {} is not a buffer of member {}", r, r),
+             "pass buffers in rank order, each allocated by its own member (Group::alloc)");
+      }
+    }
+  }
+  GroupShards out;
+  out.geometry = resolve_geometry(program, config, elements);
+  check_shardable(program, out.geometry);
+  out.ranges = shard_ranges(out.geometry.grid[0], ranks_);
+  on_every_member(members_.size(), [&](std::size_t r) {
+    const ShardRange shard = out.ranges[first_rank_ + r];
+    if (shard.empty()) return;
+    const Backend& member = members_[r];
+    const Program compiled = member.compile(program);
+    std::vector<Binding> member_bindings;
+    for (const GroupBinding& g : bindings)
+      member_bindings.push_back(g.is_host ? Binding::host_bytes(g.host) : Binding::of(g.resident[r]));
+    member.dispatch_resident_shard(compiled, member_bindings, shard, config);
+  });
+  return out;
 }
 
 // ---- collectives ---------------------------------------------------------------------------------

@@ -260,6 +260,59 @@ TEST_CASE("vyre run --devices runs a device group of the cuda plugin (fake drive
   CHECK(vyre_cli(run + "--devices 0 --place out=scatter", env).exit_code == 2);
   CHECK(vyre_cli(run + "--devices 0 --place out=gather --place out=sum", env).exit_code == 2);
 }
+
+#ifdef FAKE_NCCL_LIBRARY
+TEST_CASE("vyre run --join runs one rank of a group over processes (fake driver, fake NCCL) and checks its options") {
+  // One rank: the fake NCCL's groups live in one process, so two processes cannot meet here (the
+  // multi-process example runs on GPUs: examples/multi_process). This checks the wiring: the id
+  // file, the rank and size from options or the launcher's environment, the device by local rank.
+  const std::string env = "-u VYRE_CUDA_DEVICE_ORDINAL -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u RANK -u WORLD_SIZE "
+                          "-u PMI_RANK -u PMI_SIZE -u OMPI_COMM_WORLD_LOCAL_RANK -u LOCAL_RANK VYRE_CUDA_DRIVER_LIBRARY='" FAKE_CUDA_LIBRARY
+                          "' VYRE_NCCL_LIBRARY='" FAKE_NCCL_LIBRARY "' FAKE_CUDA_DEVICES=2 XDG_CACHE_HOME='" +
+                          (work_dir() / "cache").string() + "'";
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(64);
+  Buf a = b.buffer("a", Access::Read, Type::U32, 1000);
+  Buf out = b.buffer("out", Access::Output, Type::U32, 1000);
+  Expr i = b.let("i", invocation_id(0));
+  b.if_(lt(i, u32(1000)), [&] { b.store(out, i, a[i] + u32(1)); });
+  const fs::path path = work_dir() / "join_program.json";
+  save_program_file(b.build(), path);
+  const fs::path id = work_dir() / "join.id";
+  fs::remove(id);
+  const std::string run = "run " + path.string() + " --zeros --max-values 4 --place a=split --place out=gather ";
+
+  const Result ok = vyre_cli(run + "--devices 0,1 --join " + id.string() + " --rank 0 --ranks 1", env);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out_has("backend: cuda (rank 0 of 1 on device 0, group id file"));
+  CHECK(ok.out_has("output 'out'"));
+  CHECK_FALSE(fs::exists(id));  // rank 0 removed it once every rank joined
+  // mpirun's environment: rank, size and local rank (device --devices[1]).
+  const Result mpi = vyre_cli(run + "--devices 0,1 --join " + id.string(),
+                              env + " OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_LOCAL_RANK=1");
+  CHECK(mpi.exit_code == 0);
+  CHECK(mpi.out_has("rank 0 of 1 on device 1"));
+  // torchrun's.
+  CHECK(vyre_cli(run + "--devices 0 --join " + id.string(), env + " RANK=0 WORLD_SIZE=1").exit_code == 0);
+  // Usage errors (2): no rank known, rank out of range, no device for the local rank, --join
+  // without --devices, --rank without --join.
+  const Result unknown = vyre_cli(run + "--devices 0 --join " + id.string(), env);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err_has("mpirun or torchrun"));
+  CHECK(vyre_cli(run + "--devices 0 --join " + id.string() + " --rank 1 --ranks 1", env).exit_code == 2);
+  CHECK(vyre_cli(run + "--devices 0 --join " + id.string() + " --rank 1 --ranks 2", env).exit_code == 2);
+  CHECK(vyre_cli(run + "--join " + id.string() + " --rank 0 --ranks 1", env).exit_code == 2);
+  CHECK(vyre_cli(run + "--devices 0 --rank 0 --ranks 1", env).exit_code == 2);
+  // A stale id file: invalid_argument with its Fix.
+  { std::ofstream stale(id); stale << "old"; }
+  const Result stale = vyre_cli(run + "--devices 0 --join " + id.string() + " --rank 0 --ranks 1", env);
+  CHECK(stale.exit_code == 1);
+  CHECK(stale.err_has("already exists"));
+  CHECK(stale.err_has("Fix:"));
+  fs::remove(id);
+}
+#endif
 #endif
 
 TEST_CASE("vyre ops") {

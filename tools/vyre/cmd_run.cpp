@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
+#include <optional>
 
 #include "buffer_files.hpp"
 #include "cli.hpp"
@@ -52,6 +55,18 @@ options:
                           gathered back), gather[:K] (outputs: each device's shard's elements),
                           sum (integer outputs: added element by element, e.g. atomic counts).
                           Every output and read_write buffer needs one
+  --join ID_FILE          with --devices, this process is one rank of a device group that spans
+                          processes (one process per device, as mpirun or torchrun start them):
+                          rank 0 writes the group's id to ID_FILE (which must not exist; use a
+                          fresh path per run on a file system every rank sees), the others read
+                          it. Each process runs its rank's range of workgroups on device
+                          --devices[local rank] and every rank gets the whole outputs; rank 0
+                          prints or writes them. Needs NCCL (docs/MULTI_GPU.md)
+  --rank R, --ranks N     with --join: this process's rank and the group's size; default from the
+                          launcher's environment: OMPI_COMM_WORLD_RANK/_SIZE (mpirun),
+                          RANK/WORLD_SIZE (torchrun), PMI_RANK/PMI_SIZE. The local rank (which
+                          device) comes from OMPI_COMM_WORLD_LOCAL_RANK or LOCAL_RANK, else the
+                          rank
 
 Every read, uniform and read_write buffer is an input and needs an --input; a missing one is a
 usage error naming it. Fixed-size inputs are NOT zero-filled implicitly (a forgotten input would
@@ -74,6 +89,8 @@ struct RunOptions {
   std::optional<std::uint64_t> timeout_ns;  // --timeout; 0: none
   std::vector<int> devices;                 // --devices: a device group over these ordinals
   host::Placements placements;              // --place
+  std::optional<std::string> join;          // --join ID_FILE: one rank of a group over processes
+  std::optional<std::uint32_t> rank, ranks; // --rank, --ranks (else from the launcher's environment)
 };
 
 // The default --timeout: long enough for any run a person waits for, short enough that a hostile
@@ -201,6 +218,9 @@ RunOptions parse_options(Args& args) {
     else if (auto v = args.take_option("--max-values")) options.max_values = parse_count("--max-values", *v);
     else if (auto v = args.take_option("--devices")) options.devices = parse_devices(*v);
     else if (auto v = args.take_option("--place")) add_placement(options, *v);
+    else if (auto v = args.take_option("--join")) options.join = *v;
+    else if (auto v = args.take_option("--rank")) options.rank = parse_u32("--rank", *v);
+    else if (auto v = args.take_option("--ranks")) options.ranks = parse_u32("--ranks", *v);
     else if (args.peek().starts_with("-")) throw UsageError(fmt::format("unknown option '{}' for `vyre run`", args.peek()));
     else if (options.file.empty()) options.file = args.take("FILE");
     else throw UsageError(fmt::format("unexpected argument '{}' (one program FILE per run)", args.peek()));
@@ -208,6 +228,8 @@ RunOptions parse_options(Args& args) {
   if (options.file.empty()) throw UsageError("missing program FILE");
   if (options.config.fixpoint_iterations == 0) throw UsageError("--iterations must be at least 1");
   if (options.devices.empty() && !options.placements.empty()) throw UsageError("--place needs --devices");
+  if (options.devices.empty() && options.join) throw UsageError("--join needs --devices (the devices of this host, one per local rank)");
+  if (!options.join && (options.rank || options.ranks)) throw UsageError("--rank and --ranks need --join");
   return options;
 }
 
@@ -341,6 +363,43 @@ std::vector<host::ByteVector> run_group(Registry& registry, const Program& progr
                                                  config_with_timeout(options, registry.find(id)));
 }
 
+// A number from the first of `names` set in the environment.
+std::optional<std::uint32_t> env_number(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* text = std::getenv(name);
+    if (text == nullptr || *text == '\0') continue;
+    return parse_u32(name, text);
+  }
+  return std::nullopt;
+}
+
+struct JoinedRun {
+  std::vector<host::ByteVector> outputs;
+  std::uint32_t rank = 0;
+};
+
+// --join: this process's rank of a group over processes, on device --devices[local rank].
+JoinedRun run_joined(Registry& registry, const Program& program, std::span<const host::Bytes> inputs,
+                     const RunOptions& options) {
+  const std::optional<std::uint32_t> rank = options.rank ? options.rank : env_number({"OMPI_COMM_WORLD_RANK", "RANK", "PMI_RANK"});
+  const std::optional<std::uint32_t> ranks =
+      options.ranks ? options.ranks : env_number({"OMPI_COMM_WORLD_SIZE", "WORLD_SIZE", "PMI_SIZE"});
+  if (!rank || !ranks)
+    throw UsageError("--join: no rank or group size: pass --rank and --ranks, or start the processes with mpirun or torchrun");
+  if (*ranks == 0 || *rank >= *ranks) throw UsageError(fmt::format("--join: rank {} of {} ranks", *rank, *ranks));
+  const std::uint32_t local =
+      options.rank ? *rank : env_number({"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK"}).value_or(*rank);
+  if (local >= options.devices.size())
+    throw UsageError(fmt::format("--join: local rank {} has no device in --devices (it lists {})", local, options.devices.size()));
+  const std::string id = options.backend.value_or("cuda");
+  CreateOptions create;
+  create.device_ordinal = options.devices[local];
+  host::Backend member = registry.create(id, create);
+  fmt::print("backend: {} (rank {} of {} on device {}, group id file {})\n", id, *rank, *ranks, options.devices[local], *options.join);
+  const host::Group group = host::Group::join(std::move(member), *options.join, *ranks, *rank);
+  return {group.dispatch(program, inputs, options.placements, config_with_timeout(options, registry.find(id))), *rank};
+}
+
 }  // namespace
 
 int run_run(const GlobalOptions& global, Args& args) {
@@ -353,8 +412,14 @@ int run_run(const GlobalOptions& global, Args& args) {
   const std::vector<host::Bytes> spans(inputs.begin(), inputs.end());
   std::vector<host::ByteVector> outputs;
   try {
-    outputs = options.devices.empty() ? run_single(*registry, program, spans, options)
-                                      : run_group(*registry, program, spans, options);
+    if (options.join) {
+      JoinedRun joined = run_joined(*registry, program, spans, options);
+      if (joined.rank != 0) return kExitOk;  // every rank has the outputs; rank 0 shows them
+      outputs = std::move(joined.outputs);
+    } else {
+      outputs = options.devices.empty() ? run_single(*registry, program, spans, options)
+                                        : run_group(*registry, program, spans, options);
+    }
   } catch (const Error& e) {
     if (e.code() != VYRE_ERR_TIMEOUT) throw;
     fmt::print(stderr, "vyre: error (timeout): {}\n", e.what());

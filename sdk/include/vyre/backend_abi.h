@@ -548,13 +548,18 @@ typedef struct vyre_device_group vyre_device_group;
 #define VYRE_COLLECTIVE_REDUCE_SCATTER 3u /* recv[r][i] = reduce over q of send[q][r * count + i] */
 #define VYRE_COLLECTIVE_BROADCAST 4u      /* recv[r][i] = send[root][i] */
 /* vyre_collective_args.reduce (all_reduce, reduce_scatter). Sum wraps for integers. The bitwise
- * operations take integer elements only. */
+ * operations take integer elements only. VYRE_REDUCE_SUM_RANK_ORDER is a sum whose float result
+ * does not depend on the collective library's algorithm: element i is
+ * ((x[0][i] + x[1][i]) + x[2][i]) + ... in rank order, each addition rounded to nearest even
+ * (the ranks' data is exchanged, then added on each member); for integers it equals
+ * VYRE_REDUCE_SUM. Plugins that predate it refuse it as an unknown reduction. */
 #define VYRE_REDUCE_SUM 1u
 #define VYRE_REDUCE_MIN 2u
 #define VYRE_REDUCE_MAX 3u
 #define VYRE_REDUCE_AND 4u
 #define VYRE_REDUCE_OR 5u
 #define VYRE_REDUCE_XOR 6u
+#define VYRE_REDUCE_SUM_RANK_ORDER 7u
 
 /* One collective over the ranks of a group. Buffers are resident buffers of the member instances
  * of this process, one per member in rank order (send[r] and recv[r] belong to member r); sizes

@@ -2,7 +2,8 @@
 // host. A group dispatch splits the grid along x into contiguous workgroup ranges in rank order
 // (vyre/shard.hpp); every member runs its range with the global WorkgroupId / InvocationId /
 // NumWorkgroups through the backend's VYRE_EXTENSION_DEVICE_GROUP extension, so the result equals
-// the single-device dispatch bit for bit. Collectives (all_reduce, all_gather, reduce_scatter,
+// the single-device dispatch bit for bit; outputs are gathered to the host (dispatch) or left
+// resident per device (dispatch_resident). Collectives (all_reduce, all_gather, reduce_scatter,
 // broadcast) run on resident buffers of the members through the extension's communicator (cuda:
 // NCCL, loaded at run time). docs/MULTI_GPU.md describes the design.
 #pragma once
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "vyre/backend.hpp"
+#include "vyre/geometry.hpp"
+#include "vyre/shard.hpp"
 #include "vyre/types.hpp"
 
 namespace vyre::host {
@@ -46,6 +49,31 @@ using Placements = std::map<std::string, Placement, std::less<>>;
 // One resident buffer per member, in rank order (buffers[r] belongs to member(r)).
 using GroupBuffers = std::vector<ResidentBuffer>;
 
+// One declared (non-workgroup) buffer of a resident group dispatch (Group::dispatch_resident):
+// one resident buffer per member in rank order, each bound by its own member, or host bytes that
+// every member reads (read and uniform buffers only).
+struct GroupBinding {
+  GroupBuffers resident;
+  Bytes host;
+  bool is_host = false;
+
+  static GroupBinding of(GroupBuffers buffers) { return GroupBinding{std::move(buffers), {}, false}; }
+  static GroupBinding host_bytes(Bytes bytes) { return GroupBinding{{}, bytes, true}; }
+};
+
+// Where the work of a sharded dispatch went: the resolved geometry and every rank's workgroups
+// along x (over all ranks of the group, in every process), in rank order.
+struct GroupShards {
+  LaunchGeometry geometry;
+  std::vector<ShardRange> ranges;
+
+  // The elements of a buffer of `count` elements that rank `rank` wrote when each invocation
+  // along x writes `per_invocation` of them (vyre::shard_elements).
+  IndexRange elements(std::uint32_t rank, std::uint64_t per_invocation, std::uint64_t count) const {
+    return shard_elements(geometry, ranges.at(rank), per_invocation, count);
+  }
+};
+
 // A collective's reduction (all_reduce, reduce_scatter). sum wraps for integers; the bitwise ones
 // take integer elements only (NCCL has none: they are exchanged and folded exactly on each member).
 enum class Reduce : std::uint32_t {
@@ -55,10 +83,15 @@ enum class Reduce : std::uint32_t {
   bit_and = VYRE_REDUCE_AND,
   bit_or = VYRE_REDUCE_OR,
   bit_xor = VYRE_REDUCE_XOR,
+  // A sum in rank order, ((x[0] + x[1]) + x[2]) + ..., each addition rounded to nearest even:
+  // float results are the same bytes whatever algorithm NCCL picks (the data is exchanged and
+  // added on each member, at size times the traffic of sum). Integers: the same as sum.
+  sum_rank_order = VYRE_REDUCE_SUM_RANK_ORDER,
 };
 
 namespace detail {
 struct Communicator;
+struct BufferPlan;
 }
 
 class Group {
@@ -74,9 +107,11 @@ class Group {
   // and writes it to `id_file` (which must not exist: a stale id would make the others join a
   // dead group; VYRE_ERR_INVALID_ARGUMENT); the others wait for the file (up to `timeout_ms`, then
   // VYRE_ERR_TIMEOUT); every rank then blocks until all have joined, and rank 0 removes the file.
-  // The group has one member here (size() 1, ranks() `ranks`) and runs collectives only: each
-  // process passes its own buffer, and sizes count every rank. Group::dispatch across processes
-  // is not built (VYRE_ERR_UNSUPPORTED). Needs the backend's collectives (cuda: NCCL).
+  // The group has one member here (size() 1, ranks() `ranks`): collectives take this process's
+  // buffer and sizes count every rank; dispatch runs this rank's share of the grid and gives every
+  // rank the whole outputs (through collectives); dispatch_resident leaves each rank's share in
+  // its buffers. Every rank must make the same calls in the same order. Needs the backend's
+  // collectives (cuda: NCCL).
   static Group join(Backend member, const std::string& id_file, std::uint32_t ranks, std::uint32_t rank,
                     std::uint32_t timeout_ms = 60000);
 
@@ -89,10 +124,28 @@ class Group {
   // program's read/uniform/read_write buffers in declaration order; the result holds its
   // read_write/output buffers (trimmed to output_byte_range). Every member holds full-size buffers
   // (split inputs save transfers, not device memory). Synchronous; thread-safe as the members'
-  // calls are. Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for a placement that does not fit
-  // its buffer, VYRE_ERR_UNSUPPORTED for grid_sync programs and fixpoint_iterations > 1.
+  // calls are. On a group that spans processes (join) every rank calls it with the same program,
+  // inputs (each reads only its share of split ones) and placements; this process runs its rank's
+  // range, and the ranks' parts of every output are exchanged with all_gather (gathered) or
+  // all_reduce (summed), so every rank returns the single-device result. Throws vyre::Error:
+  // VYRE_ERR_INVALID_ARGUMENT for a placement that does not fit its buffer, VYRE_ERR_UNSUPPORTED
+  // for grid_sync programs and fixpoint_iterations > 1.
   std::vector<ByteVector> dispatch(const vyre::Program& program, std::span<const Bytes> inputs,
                                    const Placements& placements = {}, const DispatchConfig& config = {}) const;
+
+  // Sharded dispatch on resident buffers, with the outputs left resident per device: member r runs
+  // its share of the grid (rank first_rank() + r of ranks(); Group::dispatch splits it the same
+  // way) with bindings[k].resident[r] bound to the program's k-th non-workgroup buffer, so each
+  // member's buffers hold the elements its invocations wrote and nothing is gathered. The buffers
+  // stay usable by the next dispatch_resident, by collectives (all_gather, all_reduce) and by
+  // download; GroupShards says which elements each rank wrote. Every member's buffer of one
+  // binding must have the same size (the whole buffer: shards index it globally). Runs the members
+  // concurrently and returns when all finished. Works on groups that span processes (each process
+  // runs its rank's share). Throws vyre::Error: VYRE_ERR_INVALID_ARGUMENT for bindings that do not
+  // fit (count, sizes, a buffer of another member, host bytes for a written buffer),
+  // VYRE_ERR_UNSUPPORTED for grid_sync programs and fixpoint_iterations > 1.
+  GroupShards dispatch_resident(const vyre::Program& program, std::span<const GroupBinding> bindings,
+                                const DispatchConfig& config = {}) const;
 
   // ---- collectives (docs/MULTI_GPU.md, "Collectives") ----
   // The members' communicator is created by the first collective, or by connect(); copies of a
@@ -121,8 +174,9 @@ class Group {
   //   all_gather:     recv[r][q * count + i] = send[q][i]  (recv holds ranks() * count)
   //   reduce_scatter: recv[r][i] = op over q of send[q][r * count + i]  (send holds ranks() * count)
   //   broadcast:      recv[r][i] = send[root][i]; send may be recv
-  // Float sums add in an order NCCL chooses: fixed for a given group size, rank order and NCCL
-  // algorithm (pin it with NCCL_ALGO=Ring NCCL_PROTO=Simple; docs/MULTI_GPU.md).
+  // Float sums (Reduce::sum) add in an order NCCL chooses: fixed for a given group size, rank order
+  // and NCCL algorithm (pin it with NCCL_ALGO=Ring NCCL_PROTO=Simple; docs/MULTI_GPU.md).
+  // Reduce::sum_rank_order adds in rank order on every member, whatever NCCL's algorithm.
   void all_reduce(const GroupBuffers& send, const GroupBuffers& recv, Type element, Reduce op,
                   std::uint64_t count) const;
   void all_gather(const GroupBuffers& send, const GroupBuffers& recv, Type element, std::uint64_t count) const;
@@ -134,6 +188,10 @@ class Group {
  private:
   void collective(std::uint32_t op, const GroupBuffers& send, const GroupBuffers& recv, Type element,
                   std::uint32_t reduce, std::uint64_t count, std::int32_t root, const char* name) const;
+  // Group::dispatch across processes: every rank's share of the outputs to every rank.
+  void exchange_outputs(const std::vector<detail::BufferPlan>& plans, const LaunchGeometry& geometry,
+                        const std::vector<ShardRange>& shards, const std::map<std::size_t, ByteVector>& summed,
+                        std::vector<ByteVector>& outputs) const;
   // The communicator, created on first use.
   const detail::Communicator& communicator() const;
 

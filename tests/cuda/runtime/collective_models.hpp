@@ -34,7 +34,8 @@ T combine(T a, T b, Reduce op) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     switch (op) {
-      case Reduce::sum: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+      case Reduce::sum:
+      case Reduce::sum_rank_order: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
       case Reduce::min: return a < b ? a : b;
       case Reduce::max: return a > b ? a : b;
       case Reduce::bit_and: return static_cast<T>(a & b);
@@ -43,7 +44,8 @@ T combine(T a, T b, Reduce op) {
     }
   } else {
     switch (op) {
-      case Reduce::sum: return a + b;
+      case Reduce::sum:
+      case Reduce::sum_rank_order: return a + b;
       case Reduce::min: return a < b ? a : b;
       case Reduce::max: return a > b ? a : b;
       default: break;
@@ -52,7 +54,7 @@ T combine(T a, T b, Reduce op) {
   return a;
 }
 
-// Elements [first, first + count) of every part, reduced in rank order.
+// Elements [first, first + count) of every part, reduced in rank order (float sums: ((p0 + p1) + p2)...).
 inline ByteVector fold(Type t, Reduce op, const std::vector<ByteVector>& parts, std::size_t first, std::size_t count) {
   ByteVector out(count * vyre::byte_size(t));
   with_type(t, [&](auto zero) {

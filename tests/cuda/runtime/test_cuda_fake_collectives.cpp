@@ -28,6 +28,7 @@
 #include "collective_models.hpp"
 #include "gpu_support.hpp"
 #include "test_programs.hpp"
+#include "vyre/builder.hpp"
 #include "vyre/group.hpp"
 
 namespace {
@@ -48,7 +49,22 @@ const bool kFakeNccl = [] {
 
 std::uint32_t* words_at(std::uint64_t address) { return reinterpret_cast<std::uint32_t*>(address); }
 
-std::atomic<std::uint64_t> g_folds{0};  // launches of the bitwise fold
+std::atomic<std::uint64_t> g_folds{0};        // launches of the fold kernel
+std::atomic<std::uint64_t> g_float_folds{0};  // of them, rank-order float sums
+std::atomic<bool> g_histogram{false};         // the program kernels emulate: histogram_program, else affine
+
+// values: read u32 (runtime-sized); bins: output u32[16]. bins[values[i] % 16] += 1, atomically.
+vyre::Program histogram_program() {
+  using namespace vyre;
+  using namespace vyre::dsl;
+  ProgramBuilder b;
+  b.workgroup(64);
+  Buf values = b.buffer("values", Access::Read, Type::U32);
+  b.buffer("bins", Access::Output, Type::U32, 16);
+  Expr i = b.let("i", invocation_id(0));
+  b.if_(lt(i, values.len()), [&] { b.let("previous", atomic(AtomicOp::Add, "bins", values[i] % u32(16), u32(1))); });
+  return b.build();
+}
 
 // The bitwise fold (group/bitwise_kernel.hpp): gathered, out, words, ranks, op. And the affine
 // program (test_programs.hpp): a, out, |a|, |out|, N, tail: out[i] = a[i] * 3 + i.
@@ -60,6 +76,23 @@ void emulate(const fake_cuda_launch* launch, void*) {
     REQUIRE(l.param_count == 5);
     ++g_folds;
     const std::uint64_t words = p[2];
+    if (p[4] == 7 || p[4] == 8) {  // float sums in rank order (kFoldSumF32 / kFoldSumF64)
+      ++g_float_folds;
+      auto add_rows = [&](auto zero) {
+        using F = decltype(zero);
+        const std::uint64_t elements = words * 4 / sizeof(F);
+        const auto* rows = reinterpret_cast<const F*>(p[0]);
+        auto* out = reinterpret_cast<F*>(p[1]);
+        for (std::uint64_t i = 0; i < elements; ++i) {
+          F acc = rows[i];
+          for (std::uint64_t q = 1; q < p[3]; ++q) acc = acc + rows[q * elements + i];
+          out[i] = acc;
+        }
+      };
+      if (p[4] == 7) add_rows(float{});
+      else add_rows(double{});
+      return;
+    }
     for (std::uint64_t i = 0; i < words; ++i) {
       std::uint32_t acc = words_at(p[0])[i];
       for (std::uint64_t q = 1; q < p[3]; ++q) {
@@ -72,8 +105,15 @@ void emulate(const fake_cuda_launch* launch, void*) {
   }
   const std::uint64_t per_thread = entry == "vyre_elementwise" ? 4 : 1;
   const std::uint64_t total = std::uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] * l.block[0] * l.block[1] * l.block[2] * per_thread;
-  for (std::uint64_t g = 0; g < total; ++g) {
+  // A sharded launch (a group dispatch's share) adds workgroup_base and grid_x: its invocations
+  // start at workgroup_base * the workgroup size (affine_program's: 64).
+  const std::uint64_t first = l.param_count == 8 ? p[6] * 64 : 0;
+  for (std::uint64_t g = first; g < first + total; ++g) {
     if (p[5] != 0 && g >= p[4]) continue;
+    if (g_histogram) {  // histogram_program: values, bins (16), |values|, |bins|, N, tail
+      if (g < p[2]) ++words_at(p[1])[words_at(p[0])[g] % 16];
+      continue;
+    }
     if (g < p[2] && g < p[3]) words_at(p[1])[g] = words_at(p[0])[g] * 3 + static_cast<std::uint32_t>(g);
   }
 }
@@ -158,6 +198,59 @@ TEST_CASE("float all_reduce: sums add in rank order (the fake's order), min and 
       }
     }
   }
+}
+
+TEST_CASE("sum_rank_order: float sums in rank order whatever order NCCL adds in; integers as sum") {
+  Scope scope;
+  constexpr std::size_t count = 1001;
+  for (const char* order : {"rank", "reverse"}) {
+    const ScopedEnv nccl_order("FAKE_NCCL_FLOAT_SUM_ORDER", order);
+    CAPTURE(order);
+    for (int ranks = 1; ranks <= 3; ++ranks) {
+      CAPTURE(ranks);
+      const Group group = cuda_group(ranks);
+      const auto n = static_cast<std::size_t>(ranks);
+      for (const Type t : {Type::F32, Type::F64, Type::U32, Type::I64}) {
+        CAPTURE(vyre::type_name(t));
+        const std::size_t size = vyre::byte_size(t);
+        const std::vector<ByteVector> parts = random_parts(t, ranks, count, 23);
+        const GroupBuffers send = with_data(group, parts);
+        const GroupBuffers recv = group.alloc(count * size);
+        const std::uint64_t float_folds = g_float_folds;
+        group.all_reduce(send, recv, t, Reduce::sum_rank_order, count);
+        for (const ByteVector& got : group.download(recv, count * size)) CHECK(got == fold(t, Reduce::sum, parts, 0, count));
+        group.all_reduce(send, send, t, Reduce::sum_rank_order, count);  // in place
+        for (const ByteVector& got : group.download(send, count * size)) CHECK(got == fold(t, Reduce::sum, parts, 0, count));
+        const std::vector<ByteVector> big = random_parts(t, ranks, n * count, 41);
+        const GroupBuffers scattered = group.alloc(count * size);
+        group.reduce_scatter(with_data(group, big), scattered, t, Reduce::sum_rank_order, count);
+        const std::vector<ByteVector> got = group.download(scattered, count * size);
+        for (std::size_t r = 0; r < n; ++r) CHECK(got[r] == fold(t, Reduce::sum, big, r * count, count));
+        // Floats are exchanged and added by the fold, one per member per call; integers go to NCCL's sum.
+        CHECK(g_float_folds - float_folds == (vyre::is_float(t) ? 3 * n : 0u));
+      }
+    }
+  }
+  // Where the order shows: 1 + 1e8 - 1e8 is 0 in f32 rank order (1e8 + 1 rounds to 1e8) and 1 in
+  // reverse. NCCL's sum follows its own order; sum_rank_order does not.
+  const ScopedEnv nccl_order("FAKE_NCCL_FLOAT_SUM_ORDER", "reverse");
+  const Group group = cuda_group(3);
+  const std::vector<float> values{1.0f, 1e8f, -1e8f};
+  std::vector<ByteVector> parts;
+  for (const float v : values) parts.push_back(ByteVector(reinterpret_cast<const std::byte*>(&v), reinterpret_cast<const std::byte*>(&v) + 4));
+  auto sum_with = [&](Reduce op) {
+    const GroupBuffers buffers = with_data(group, parts);
+    group.all_reduce(buffers, buffers, Type::F32, op, 1);
+    std::vector<float> out;
+    for (const ByteVector& got : group.download(buffers, 4)) {
+      float f;
+      std::memcpy(&f, got.data(), 4);
+      out.push_back(f);
+    }
+    return out;
+  };
+  CHECK(sum_with(Reduce::sum) == std::vector<float>(3, 1.0f));            // the fake's reverse order
+  CHECK(sum_with(Reduce::sum_rank_order) == std::vector<float>(3, 0.0f));  // rank order
 }
 
 TEST_CASE("all_gather, reduce_scatter (every reduction) and broadcast from every root give the models' bytes") {
@@ -459,13 +552,6 @@ TEST_CASE("a group that spans processes (three threads here, one per process the
       check(group.download(scattered, count * 8)[0] == fold(Type::I64, Reduce::bit_or, wide, r * count, count),
             "reduce_scatter or");
       check(group.download(into, count * 4)[0] == words32[2], "broadcast");
-      try {
-        group.dispatch(affine_program(8), std::vector<Bytes>{bytes(std::vector<std::uint32_t>(8, 1))},
-                       {{"out", vyre::host::Placement::gather()}});
-        check(false, "dispatch across processes was not refused");
-      } catch (const vyre::Error& error) {
-        check(error.code() == VYRE_ERR_UNSUPPORTED, "dispatch across processes: unsupported");
-      }
     } catch (...) {
       sync.arrive_and_drop();
       throw;
@@ -474,6 +560,72 @@ TEST_CASE("a group that spans processes (three threads here, one per process the
   CHECK(failures.empty());
   CHECK_FALSE(std::filesystem::exists(file));  // rank 0 removed it after everyone joined
   CHECK(nccl_stats().live_comms == live);
+}
+
+TEST_CASE("sharded dispatch across processes (three threads here): every rank gets the single-device bytes, or keeps its share resident") {
+  Scope scope;
+  constexpr int kRanks = 3;
+  constexpr std::uint32_t n = 1000;  // 16 workgroups of 64: shares 6, 5, 5
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("vyre-group-dispatch-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()))).string();
+  const std::uint64_t live = nccl_stats().live_comms;
+  const vyre::Program program = affine_program(n);
+  const std::vector<std::uint32_t> a = random_words(n, 61, 100000);
+  const std::vector<std::uint32_t> model = affine_model(a, n);
+  const std::vector<std::string> failures = run_threads(kRanks, [&](int t, Failures& failed) {
+    auto check = [&](bool ok, const std::string& what) {
+      if (!ok) failed.add("rank " + std::to_string(t) + ": " + what);
+    };
+    vyre::CreateOptions options;
+    options.device_ordinal = t;
+    const Group group = Group::join(open_backend("cuda", options), file, kRanks, static_cast<std::uint32_t>(t));
+    for (const vyre::host::Placement input : {vyre::host::Placement::split(), vyre::host::Placement::replicate()}) {
+      const std::vector<ByteVector> out =
+          group.dispatch(program, std::vector<Bytes>{bytes(a)}, {{"a", input}, {"out", vyre::host::Placement::gather()}});
+      check(out.size() == 1 && words(out[0]) == model, "gathered output equals the single-device result");
+    }
+    // Left resident: this rank's buffer holds its share only; an all_reduce(or) over the zeroed
+    // rest assembles the whole result on every rank.
+    const GroupBuffers in = group.alloc(n * 4), mine = group.alloc(n * 4), whole = group.alloc(n * 4);
+    group.upload(in, std::vector<Bytes>{bytes(a)});
+    const vyre::host::GroupShards shards = group.dispatch_resident(
+        program, std::vector<vyre::host::GroupBinding>{vyre::host::GroupBinding::of(in), vyre::host::GroupBinding::of(mine)});
+    const vyre::IndexRange range = shards.elements(static_cast<std::uint32_t>(t), 1, n);
+    const std::vector<std::uint32_t> held = words(group.download(mine, n * 4)[0]);
+    bool only_mine = true;
+    for (std::uint32_t i = 0; i < n; ++i) only_mine = only_mine && held[i] == (i >= range.begin && i < range.end ? model[i] : 0u);
+    check(only_mine && range.size() > 0, "the resident share holds this rank's elements only");
+    group.all_reduce(mine, whole, Type::U32, Reduce::bit_or, n);
+    check(words(group.download(whole, n * 4)[0]) == model, "all_reduce(or) of the shares");
+  });
+  CHECK(failures.empty());
+  CHECK(nccl_stats().live_comms == live);
+}
+
+TEST_CASE("sharded dispatch across processes: summed outputs (an atomic histogram) are all-reduced to every rank") {
+  Scope scope;
+  g_histogram = true;
+  constexpr int kRanks = 3;
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("vyre-group-histogram-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()))).string();
+  const std::vector<std::uint32_t> values = random_words(5000, 62, 1000);  // 79 workgroups: 27, 26, 26
+  std::vector<std::uint32_t> model(16, 0);
+  for (const std::uint32_t v : values) ++model[v % 16];
+  vyre::DispatchConfig config;
+  config.dispatch_elements = values.size();
+  const std::uint64_t all_reduces = nccl_stats().all_reduces;
+  const std::vector<std::string> failures = run_threads(kRanks, [&](int t, Failures& failed) {
+    vyre::CreateOptions options;
+    options.device_ordinal = t;
+    const Group group = Group::join(open_backend("cuda", options), file, kRanks, static_cast<std::uint32_t>(t));
+    const std::vector<ByteVector> out = group.dispatch(histogram_program(), std::vector<Bytes>{bytes(values)},
+                                                       {{"values", vyre::host::Placement::split()}, {"bins", vyre::host::Placement::sum()}},
+                                                       config);
+    if (out.size() != 1 || words(out[0]) != model) failed.add("rank " + std::to_string(t) + ": summed bins differ from the model");
+  });
+  g_histogram = false;
+  CHECK(failures.empty());
+  CHECK(nccl_stats().all_reduces - all_reduces == kRanks);  // one all_reduce per rank: the bins
 }
 
 TEST_CASE("joining a group that spans processes: a stale id file, a rank 0 that never comes, a rank out of range") {

@@ -186,3 +186,76 @@ TEST_CASE("group dispatch refuses grid_sync programs, unfit placements and other
   expect_error([] { Group(std::vector<vyre::host::Backend>{open_backend("cuda"), open_backend("reference_cpu")}); },
                VYRE_ERR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("dispatch_resident leaves each member's shard on its device, and the next dispatch reads it there") {
+  GroupScope scope(Emulated::Affine);
+  using vyre::host::GroupBinding;
+  using vyre::host::GroupBuffers;
+  constexpr std::uint32_t n = 1000;  // 16 workgroups of 64
+  const vyre::Program program = affine_program(n);
+  const std::vector<std::uint32_t> a = random_words(n, 5, 100000);
+  const std::vector<std::uint32_t> once = affine_model(a, n);
+  const std::vector<std::uint32_t> twice = affine_model(once, n);
+  for (int ranks = 1; ranks <= 3; ++ranks) {
+    CAPTURE(ranks);
+    const Group group = cuda_group(ranks);
+    const GroupBuffers in = group.alloc(n * 4);
+    group.upload(in, std::vector<Bytes>(static_cast<std::size_t>(ranks), bytes(a)));
+    const GroupBuffers out = group.alloc(n * 4);
+    g_invocations = 0;
+    const vyre::host::GroupShards shards =
+        group.dispatch_resident(program, std::vector<GroupBinding>{GroupBinding::of(in), GroupBinding::of(out)});
+    CHECK(g_invocations == n);  // every invocation once, on some member
+    CHECK(shards.ranges == vyre::shard_ranges(16, static_cast<std::uint32_t>(ranks)));
+    // Each member holds exactly its shard's elements; the rest of its buffer is untouched (zero).
+    auto check_shards = [&](const GroupBuffers& buffers, const std::vector<std::uint32_t>& model) {
+      const std::vector<ByteVector> got = group.download(buffers, n * 4);
+      std::uint64_t covered = 0;
+      for (int r = 0; r < ranks; ++r) {
+        const vyre::IndexRange mine = shards.elements(static_cast<std::uint32_t>(r), 1, n);
+        covered += mine.size();
+        const std::vector<std::uint32_t> w = words(got[static_cast<std::size_t>(r)]);
+        for (std::uint32_t i = 0; i < n; ++i) {
+          const bool in_shard = i >= mine.begin && i < mine.end;
+          if (w[i] != (in_shard ? model[i] : 0u)) {
+            FAIL_CHECK("member " << r << " element " << i << ": " << w[i]);
+            return;
+          }
+        }
+      }
+      CHECK(covered == n);
+    };
+    check_shards(out, once);
+    // The next dispatch takes the resident shards as its input, with no gather in between.
+    const GroupBuffers out2 = group.alloc(n * 4);
+    group.dispatch_resident(program, std::vector<GroupBinding>{GroupBinding::of(out), GroupBinding::of(out2)});
+    check_shards(out2, twice);
+    // Host bytes for a read buffer: every member reads them.
+    group.dispatch_resident(program, std::vector<GroupBinding>{GroupBinding::host_bytes(bytes(a)), GroupBinding::of(out2)});
+    check_shards(out2, once);
+  }
+}
+
+TEST_CASE("dispatch_resident refuses bindings that do not fit, with codes and a Fix") {
+  GroupScope scope(Emulated::Affine);
+  using vyre::host::GroupBinding;
+  using vyre::host::GroupBuffers;
+  const Group group = cuda_group(2);
+  const vyre::Program program = affine_program(100);
+  const GroupBuffers in = group.alloc(400), out = group.alloc(400);
+  const std::vector<std::uint32_t> a(100, 1);
+  const std::uint64_t launches = FakeScope::stats().kernel_launches;
+  auto run = [&](std::vector<GroupBinding> bindings) { group.dispatch_resident(program, bindings); };
+  expect_error([&] { run({GroupBinding::of(in)}); }, VYRE_ERR_INVALID_ARGUMENT);  // one binding short
+  expect_error([&] { run({GroupBinding::of(in), GroupBinding::of(out), GroupBinding::of(out)}); }, VYRE_ERR_INVALID_ARGUMENT);
+  expect_error([&] { run({GroupBinding::of(in), GroupBinding::of(GroupBuffers{out[0]})}); }, VYRE_ERR_INVALID_ARGUMENT);
+  expect_error([&] { run({GroupBinding::of(in), GroupBinding::of(GroupBuffers{out[1], out[0]})}); }, VYRE_ERR_INVALID_ARGUMENT);
+  expect_error([&] { run({GroupBinding::of(in), GroupBinding::of(GroupBuffers{out[0], {}})}); }, VYRE_ERR_INVALID_ARGUMENT);
+  const GroupBuffers uneven{group.member(0).alloc(400), group.member(1).alloc(404)};
+  expect_error([&] { run({GroupBinding::of(uneven), GroupBinding::of(out)}); }, VYRE_ERR_INVALID_ARGUMENT);
+  expect_error([&] { run({GroupBinding::of(in), GroupBinding::host_bytes(bytes(a))}); }, VYRE_ERR_INVALID_ARGUMENT);
+  const GroupBuffers x = group.alloc(512 * 4), t = group.alloc(512 * 4);
+  expect_error([&] { group.dispatch_resident(rotate_program(512), std::vector<GroupBinding>{GroupBinding::of(x), GroupBinding::of(t)}); },
+               VYRE_ERR_UNSUPPORTED);
+  CHECK(FakeScope::stats().kernel_launches == launches);  // refused before any device work
+}

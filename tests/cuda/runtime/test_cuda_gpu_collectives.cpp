@@ -51,7 +51,9 @@ const bool kNccl = [] {
 int visible_devices() { return static_cast<int>(open_backend("cuda").devices().size()); }
 
 // A group spanning two processes: rank `rank` on device `rank` all-reduces (sum, and xor through
-// the exchange + fold) its seeded u32 data; true when both results equal the models.
+// the exchange + fold) its seeded u32 data, runs a sharded dispatch across the processes (gathered
+// to every rank, and left resident then assembled with all_reduce(or)) and a rank-order f32 sum;
+// true when every result equals the models.
 constexpr std::size_t kJoinCount = 100003;
 bool join_and_reduce(const std::string& file, std::uint32_t ranks, std::uint32_t rank) {
   vyre::CreateOptions options;
@@ -62,8 +64,38 @@ bool join_and_reduce(const std::string& file, std::uint32_t ranks, std::uint32_t
   group.upload(mine, std::vector<Bytes>{parts[rank]});
   group.all_reduce(mine, sum, Type::U32, Reduce::sum, kJoinCount);
   group.all_reduce(mine, bits, Type::U32, Reduce::bit_xor, kJoinCount);
-  return group.download(sum, kJoinCount * 4)[0] == fold(Type::U32, Reduce::sum, parts, 0, kJoinCount) &&
-         group.download(bits, kJoinCount * 4)[0] == fold(Type::U32, Reduce::bit_xor, parts, 0, kJoinCount);
+  const bool reduced = group.download(sum, kJoinCount * 4)[0] == fold(Type::U32, Reduce::sum, parts, 0, kJoinCount) &&
+                       group.download(bits, kJoinCount * 4)[0] == fold(Type::U32, Reduce::bit_xor, parts, 0, kJoinCount);
+  // Sharded dispatch across the processes: each runs its rank's range; every rank gets the
+  // single-device bytes (gathered through all_gather).
+  constexpr std::uint32_t n = 1 << 16;
+  const vyre::Program affine = affine_program(n);
+  const std::vector<std::uint32_t> a = random_words(n, 808, 1000000);
+  const std::vector<std::uint32_t> model = affine_model(a, n);
+  const std::vector<ByteVector> out =
+      group.dispatch(affine, std::vector<Bytes>{bytes(a)}, {{"a", vyre::host::Placement::split()}, {"out", vyre::host::Placement::gather()}});
+  const bool dispatched = out.size() == 1 && words(out[0]) == model;
+  // Left resident: this rank's share only; all_reduce(or) over the zeroed rest assembles it.
+  const GroupBuffers in = group.alloc(n * 4), share = group.alloc(n * 4), whole = group.alloc(n * 4);
+  group.upload(in, std::vector<Bytes>{bytes(a)});
+  const vyre::host::GroupShards shards = group.dispatch_resident(
+      affine, std::vector<vyre::host::GroupBinding>{vyre::host::GroupBinding::of(in), vyre::host::GroupBinding::of(share)});
+  const vyre::IndexRange range = shards.elements(rank, 1, n);
+  const std::vector<std::uint32_t> held = words(group.download(share, n * 4)[0]);
+  bool only_mine = range.size() > 0;
+  for (std::uint32_t i = 0; i < n; ++i) only_mine = only_mine && held[i] == (i >= range.begin && i < range.end ? model[i] : 0u);
+  group.all_reduce(share, whole, Type::U32, Reduce::bit_or, n);
+  const bool assembled = words(group.download(whole, n * 4)[0]) == model;
+  // Rank-order float sums across processes.
+  const std::vector<ByteVector> floats = random_parts(Type::F32, static_cast<int>(ranks), kJoinCount, 556);
+  const GroupBuffers f = group.alloc(kJoinCount * 4);
+  group.upload(f, std::vector<Bytes>{floats[rank]});
+  group.all_reduce(f, f, Type::F32, Reduce::sum_rank_order, kJoinCount);
+  const bool ordered = group.download(f, kJoinCount * 4)[0] == fold(Type::F32, Reduce::sum, floats, 0, kJoinCount);
+  if (!(reduced && dispatched && only_mine && assembled && ordered))
+    std::fprintf(stderr, "rank %u: reduced %d dispatched %d only_mine %d assembled %d ordered %d\n", rank, reduced, dispatched,
+                 only_mine, assembled, ordered);
+  return reduced && dispatched && only_mine && assembled && ordered;
 }
 
 // The second process of the two-process case: this binary started again with
@@ -95,7 +127,8 @@ void every_collective(const Group& group) {
   for (const Type t : {Type::U32, Type::I32, Type::U64, Type::I64, Type::F32, Type::F64}) {
     CAPTURE(vyre::type_name(t));
     const std::size_t size = vyre::byte_size(t);
-    for (const Reduce op : {Reduce::sum, Reduce::min, Reduce::max, Reduce::bit_and, Reduce::bit_or, Reduce::bit_xor}) {
+    for (const Reduce op : {Reduce::sum, Reduce::min, Reduce::max, Reduce::bit_and, Reduce::bit_or, Reduce::bit_xor,
+                            Reduce::sum_rank_order}) {
       if (vyre::is_float(t) && is_bitwise(op)) continue;
       CAPTURE(static_cast<int>(op));
       const std::vector<ByteVector> parts = random_parts(t, ranks, count, 100 + static_cast<std::uint64_t>(op));

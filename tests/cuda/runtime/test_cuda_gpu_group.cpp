@@ -133,3 +133,33 @@ TEST_CASE("a group over every visible device equals one device: matmul, histogra
   CHECK(group.dispatch(affine_program(count), std::vector<Bytes>{bytes(x)}, {{"a", Placement::split()}, {"out", Placement::gather()}}) ==
         single(affine_program(count), {bytes(x)}));
 }
+
+TEST_CASE("dispatch_resident leaves each member's share on its device (every visible device, or 2 members on device 0)") {
+  const std::size_t devices = cuda_device0().devices().size();
+  const Group group = devices >= 2 ? cuda_group(static_cast<int>(devices)) : group_on_device0(2);
+  MESSAGE("resident group dispatch over " << group.size() << " members (" << devices << " device(s) visible)");
+  const std::uint32_t n = (1u << 20) + 3;
+  const std::vector<std::uint32_t> a = random_words(n, 60);
+  const std::vector<std::uint32_t> once = words(single(affine_program(n), {bytes(a)})[0]);
+  const std::vector<std::uint32_t> twice = words(single(affine_program(n), {bytes(once)})[0]);
+  using vyre::host::GroupBinding;
+  const vyre::host::GroupBuffers in = group.alloc(std::uint64_t{n} * 4), out = group.alloc(std::uint64_t{n} * 4),
+                                 next = group.alloc(std::uint64_t{n} * 4);
+  group.upload(in, std::vector<Bytes>(group.size(), bytes(a)));
+  const vyre::host::GroupShards shards =
+      group.dispatch_resident(affine_program(n), std::vector<GroupBinding>{GroupBinding::of(in), GroupBinding::of(out)});
+  // The next dispatch reads the shares where they are.
+  group.dispatch_resident(affine_program(n), std::vector<GroupBinding>{GroupBinding::of(out), GroupBinding::of(next)});
+  std::uint64_t covered = 0;
+  for (std::size_t r = 0; r < group.size(); ++r) {
+    const vyre::IndexRange mine = shards.elements(static_cast<std::uint32_t>(r), 1, n);
+    covered += mine.size();
+    for (const auto& [buffers, model] : {std::pair{&out, &once}, std::pair{&next, &twice}}) {
+      const std::vector<std::uint32_t> got = words(group.member(r).download((*buffers)[r], 0, std::uint64_t{n} * 4));
+      bool right = true;
+      for (std::uint32_t i = 0; i < n && right; ++i) right = got[i] == (i >= mine.begin && i < mine.end ? (*model)[i] : 0u);
+      CHECK(right);
+    }
+  }
+  CHECK(covered == n);
+}

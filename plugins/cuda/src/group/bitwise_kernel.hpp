@@ -16,6 +16,10 @@
 namespace vyre::cuda {
 
 inline constexpr const char* kBitwiseEntry = "vyre_collective_bitwise";
+// The fold's op codes besides VYRE_REDUCE_AND/_OR/_XOR (4, 5, 6): float sums in rank order
+// (VYRE_REDUCE_SUM_RANK_ORDER), acc = acc + row[q] rounded to nearest even (add.rn), q = 1..ranks-1.
+inline constexpr std::uint32_t kFoldSumF32 = 7;  // f32 elements, one per word
+inline constexpr std::uint32_t kFoldSumF64 = 8;  // f64 elements, one per two words (words is even)
 
 // The kernel's PTX for `target`. Parameters: gathered (u64 address), out (u64 address), words
 // (u64), ranks (u32), op (u32: VYRE_REDUCE_AND, _OR or _XOR); a grid-stride loop over words.

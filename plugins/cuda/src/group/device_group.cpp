@@ -39,6 +39,7 @@ const char* reduce_name(std::uint32_t reduce) {
     case VYRE_REDUCE_AND: return "and";
     case VYRE_REDUCE_OR: return "or";
     case VYRE_REDUCE_XOR: return "xor";
+    case VYRE_REDUCE_SUM_RANK_ORDER: return "sum_rank_order";
     default: return "?";
   }
 }
@@ -100,11 +101,20 @@ CollectivePlan plan_collective(const vyre_collective_args& a, std::uint32_t loca
       case VYRE_REDUCE_AND:
       case VYRE_REDUCE_OR:
       case VYRE_REDUCE_XOR: plan.bitwise = true; break;
+      case VYRE_REDUCE_SUM_RANK_ORDER:
+        // Integer sums are exact in any order: NCCL's. Floats: exchanged, then added in rank order.
+        if (is_float(static_cast<Type>(a.element))) plan.bitwise = true;
+        else plan.nccl_op = nccl::ncclSum;
+        break;
       default:
         fail(VYRE_ERR_INVALID_ARGUMENT, fmt::format("{}: reduction {} is unknown", name, a.reduce),
-             "pass VYRE_REDUCE_SUM, _MIN, _MAX, _AND, _OR or _XOR");
+             "pass VYRE_REDUCE_SUM, _MIN, _MAX, _AND, _OR, _XOR or _SUM_RANK_ORDER");
     }
-    if (plan.bitwise && is_float(static_cast<Type>(a.element)))
+    if (plan.bitwise)
+      plan.fold = a.reduce != VYRE_REDUCE_SUM_RANK_ORDER ? a.reduce
+                  : static_cast<Type>(a.element) == Type::F32 ? kFoldSumF32
+                                                              : kFoldSumF64;
+    if (plan.bitwise && plan.fold != kFoldSumF32 && plan.fold != kFoldSumF64 && is_float(static_cast<Type>(a.element)))
       fail(VYRE_ERR_INVALID_ARGUMENT,
            fmt::format("{}: a bitwise {} of {} elements is not defined", name, reduce_name(a.reduce), type_text(a.element)),
            "reduce floats with sum, min or max, or pass the bits as u32/u64 elements");
@@ -411,7 +421,7 @@ void DeviceGroup::collective(const vyre_collective_args& args) {
     try {
       if (plan.bitwise && problem.empty())
         members_[r].kernel->launch(w.stream.get(), w.scratch.address(), w.recv->pointer(), chunk / 4,
-                                   ranks, plan.reduce);
+                                   ranks, plan.fold);
       rt.driver().check(rt.driver().cuEventRecord(w.fence->get(), w.stream.get()), "cuEventRecord(collective)");
     } catch (const Error& error) {
       if (!kernel_failure) kernel_failure = error;

@@ -29,7 +29,8 @@ namespace vyre::cuda {
 struct CollectivePlan {
   std::uint32_t op = 0;
   std::uint32_t reduce = 0;
-  bool bitwise = false;           // and/or/xor: exchange + BitwiseKernel
+  bool bitwise = false;           // and/or/xor, and float sum_rank_order: exchange + BitwiseKernel
+  std::uint32_t fold = 0;         // the fold's op (BitwiseKernel::launch): VYRE_REDUCE_AND/OR/XOR, kFoldSum*
   nccl::DataType type = 0;
   nccl::RedOp nccl_op = 0;
   std::uint32_t element_bytes = 0;

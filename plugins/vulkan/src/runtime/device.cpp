@@ -88,6 +88,7 @@ std::shared_ptr<Device> Device::open(std::optional<int> ordinal) {
 Device::~Device() {
   if (device_ != VK_NULL_HANDLE) {
     fns_.vkDeviceWaitIdle(device_);
+    if (timeline_ != VK_NULL_HANDLE) fns_.vkDestroySemaphore(device_, timeline_, nullptr);
     fns_.vkDestroyDevice(device_, nullptr);
   }
   if (instance_ != VK_NULL_HANDLE && ifn_.vkDestroyInstance != nullptr) ifn_.vkDestroyInstance(instance_, nullptr);
@@ -251,6 +252,7 @@ void Device::probe_and_create_device() {
   f12_on.storageBuffer8BitAccess = f.storage8;
   f12_on.shaderBufferInt64Atomics = f.int64_buffer_atomics;
   f12_on.shaderSharedInt64Atomics = f.int64_shared_atomics;
+  f12_on.timelineSemaphore = VK_TRUE;  // required by Vulkan 1.2
   auto f11_on = vk_struct<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   f11_on.storageBuffer16BitAccess = f.storage16;
   auto on = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
@@ -279,6 +281,75 @@ void Device::probe_and_create_device() {
          "check the device with `vulkaninfo --summary`, or pick another (VYRE_VULKAN_DEVICE_ORDINAL)");
   fns_.resolve(ifn_, device_);
   fns_.vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  auto timeline_type = vk_struct<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  timeline_type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  timeline_type.initialValue = 0;
+  auto sem = vk_struct<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  sem.pNext = &timeline_type;
+  const VkResult made = fns_.vkCreateSemaphore(device_, &sem, nullptr, &timeline_);
+  if (made != VK_SUCCESS)
+    fail(VYRE_ERR_NO_DEVICE, std::string("vkCreateSemaphore (timeline) failed on '") + properties_.deviceName + "': " + describe(made),
+         "update the Vulkan driver (timeline semaphores are core in Vulkan 1.2)");
+}
+
+std::uint64_t Device::submit(const VkCommandBuffer* buffers, std::size_t count, bool batched) {
+  constexpr std::size_t kChunk = 1024;
+  if (!batched && flush_hook_) flush_hook_();
+  std::lock_guard lock(queue_mutex_);
+  const std::uint64_t value = last_submitted_ + 1;
+  auto signal = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  signal.signalSemaphoreValueCount = 1;
+  signal.pSignalSemaphoreValues = &value;
+  std::size_t at = 0;
+  do {
+    const std::size_t n = std::min(kChunk, count - at);
+    const bool last = at + n >= count;
+    auto info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    info.commandBufferCount = static_cast<std::uint32_t>(n);
+    info.pCommandBuffers = buffers + at;
+    if (last) {
+      info.pNext = &signal;
+      info.signalSemaphoreCount = 1;
+      info.pSignalSemaphores = &timeline_;
+    }
+    const VkResult r = fns_.vkQueueSubmit(queue_, 1, &info, VK_NULL_HANDLE);
+    if (r != VK_SUCCESS) {
+      // Earlier chunks may be running and nothing will signal `value`: let them finish before the
+      // caller reuses or frees their command buffers.
+      if (at > 0) fns_.vkDeviceWaitIdle(device_);
+      check(r, "vkQueueSubmit");
+    }
+    at += n;
+  } while (at < count);
+  last_submitted_ = value;
+  return value;
+}
+
+void Device::note_completed(std::uint64_t value) {
+  std::uint64_t seen = completed_.load(std::memory_order_relaxed);
+  while (seen < value && !completed_.compare_exchange_weak(seen, value, std::memory_order_release)) {
+  }
+}
+
+bool Device::reached(std::uint64_t value) {
+  if (completed_.load(std::memory_order_acquire) >= value) return true;
+  std::uint64_t now = 0;
+  check(fns_.vkGetSemaphoreCounterValue(device_, timeline_, &now), "vkGetSemaphoreCounterValue");
+  note_completed(now);
+  return now >= value;
+}
+
+bool Device::wait_for(std::uint64_t value, std::uint64_t timeout_ns) {
+  if (completed_.load(std::memory_order_acquire) >= value) return true;
+  auto info = vk_struct<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+  info.semaphoreCount = 1;
+  info.pSemaphores = &timeline_;
+  info.pValues = &value;
+  const VkResult r = fns_.vkWaitSemaphores(device_, &info, timeout_ns);
+  if (r == VK_TIMEOUT) return false;
+  check(r, "vkWaitSemaphores");
+  note_completed(value);
+  return true;
 }
 
 std::uint64_t Device::device_local_bytes() const {

@@ -8,7 +8,9 @@
 // VK_KHR_push_descriptor.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,6 +55,20 @@ class Device {
   std::uint32_t queue_family() const { return queue_family_; }
   std::mutex& queue_mutex() { return queue_mutex_; }
 
+  // The queue's timeline: every submission signals the device's one timeline semaphore with the
+  // next value, under the queue mutex, so values rise in submission order and a value reached
+  // means every earlier submission finished too. `submit` sends `buffers` in chunks (the last
+  // signals) and returns the value; `reached` and `wait_for` throw on device loss (VYRE_ERR_DEVICE
+  // family, through check()). Thread-safe.
+  // Unless `batched` (the batcher's own submissions), the flush hook runs first: what is batched
+  // reaches the queue before this.
+  std::uint64_t submit(const VkCommandBuffer* buffers, std::size_t count, bool batched = false);
+  // Set by the batcher at its creation, cleared at its destruction (no submissions meanwhile).
+  void set_flush_hook(std::function<void()> hook) { flush_hook_ = std::move(hook); }
+  bool reached(std::uint64_t value);
+  // true once `value` is reached within `timeout_ns`.
+  bool wait_for(std::uint64_t value, std::uint64_t timeout_ns);
+
   const DeviceFeatures& features() const { return features_; }
   const DeviceLimits& limits() const { return limits_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
@@ -75,6 +91,11 @@ class Device {
   VkQueue queue_ = VK_NULL_HANDLE;
   std::uint32_t queue_family_ = 0;
   std::mutex queue_mutex_;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  std::function<void()> flush_hook_;
+  std::uint64_t last_submitted_ = 0;          // under queue_mutex_
+  std::atomic<std::uint64_t> completed_{0};   // a lower bound of the semaphore's value
+  void note_completed(std::uint64_t value);
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_{};
   std::uint8_t pipeline_cache_uuid_[VK_UUID_SIZE] = {};

@@ -49,11 +49,10 @@
   X(vkAllocateCommandBuffers)            \
   X(vkBeginCommandBuffer)                \
   X(vkEndCommandBuffer)                  \
-  X(vkCreateFence)                       \
-  X(vkDestroyFence)                      \
-  X(vkResetFences)                       \
-  X(vkGetFenceStatus)                    \
-  X(vkWaitForFences)                     \
+  X(vkCreateSemaphore)                   \
+  X(vkDestroySemaphore)                  \
+  X(vkGetSemaphoreCounterValue)          \
+  X(vkWaitSemaphores)                    \
   X(vkCreateQueryPool)                   \
   X(vkDestroyQueryPool)                  \
   X(vkGetQueryPoolResults)               \

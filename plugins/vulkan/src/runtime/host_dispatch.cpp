@@ -25,7 +25,11 @@ HostRun::HostRun(std::shared_ptr<Runtime> rt, const kit::HostDispatch& dispatch,
   }
   check_launch(*rt_->device, dispatch.geometry, bindings);
 
-  const bool unified = rt_->memory->unified();
+  // Bound straight from mapped host memory: always where staging memory is device-local (unified),
+  // and for small layouts elsewhere (the kernel reads and writes the few bytes over the bus, which
+  // costs less than the fill, the two copies and their barriers), unless the program has atomics.
+  const bool unified =
+      rt_->memory->unified() || (rt_->mapped_host && total <= kMappedHostLimit && !program.uses_atomics());
   staging_ = rt_->memory->acquire(MemoryKind::Staging, std::max<std::uint64_t>(total, 16));
   if (!unified) device_ = rt_->memory->acquire(MemoryKind::Device, std::max<std::uint64_t>(total, 16));
   const Block& bound = unified ? staging_ : device_;
@@ -82,7 +86,8 @@ HostRun::HostRun(std::shared_ptr<Runtime> rt, const kit::HostDispatch& dispatch,
     memory_barrier(fn, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                    VK_ACCESS_HOST_READ_BIT);
   }
-  submission_->submit();
+  value_ = submission_->submit();
+  if (!timed) submission_.release();  // back to the pool: reused once value_ is reached
   Telemetry& t = rt_->telemetry;
   Telemetry::add(t.dispatches);
   Telemetry::add(t.submissions);
@@ -92,7 +97,7 @@ HostRun::HostRun(std::shared_ptr<Runtime> rt, const kit::HostDispatch& dispatch,
 
 HostRun::~HostRun() {
   try {
-    submission_->wait(UINT64_MAX);
+    rt_->device->wait_for(value_, UINT64_MAX);
   } catch (...) {
   }
 }
@@ -107,13 +112,13 @@ void HostRun::deliver() {
 }
 
 bool HostRun::poll() {
-  if (!submission_->poll()) return false;
+  if (!rt_->device->reached(value_)) return false;
   deliver();
   return true;
 }
 
 bool HostRun::wait(std::uint64_t timeout_ns) {
-  if (!submission_->wait(timeout_ns)) return false;
+  if (!rt_->device->wait_for(value_, timeout_ns)) return false;
   deliver();
   return true;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "vyre/error.hpp"
+#include "vyre/ops.hpp"
 
 namespace vyre::vulkan {
 
@@ -29,6 +30,8 @@ void check_limits(const LoweredProgram& l, const DeviceLimits& limits) {
 VulkanProgram::VulkanProgram(Program program, std::string fingerprint, std::shared_ptr<Runtime> runtime)
     : kit::CompiledProgram(std::move(program), std::move(fingerprint)), rt_(std::move(runtime)) {
   lowered_ = lower(this->program(), rt_->device->features());
+  for (const std::string& op : ops_used(this->program()))
+    if (op.starts_with("atomic")) atomics_ = true;
   const DeviceLimits& limits = rt_->device->limits();
   check_limits(lowered_, limits);
   const DeviceFns& fn = rt_->device->fn();

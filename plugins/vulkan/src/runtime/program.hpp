@@ -22,12 +22,16 @@ class VulkanProgram final : public kit::CompiledProgram {
 
   const LoweredProgram& lowered() const { return lowered_; }
   VkPipelineLayout layout() const { return layout_; }
+  // True when the program has an atomic op (host dispatches then never bind mapped host memory:
+  // atomics over the bus are slow, and not every bus offers them).
+  bool uses_atomics() const { return atomics_; }
   // The pipeline of phase `phase` for `workgroup`; created on first use.
   VkPipeline pipeline(std::size_t phase, const std::array<std::uint32_t, 3>& workgroup) const;
 
  private:
   std::shared_ptr<Runtime> rt_;
   LoweredProgram lowered_;
+  bool atomics_ = false;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;

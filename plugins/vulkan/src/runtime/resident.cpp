@@ -108,23 +108,28 @@ void download(Runtime& rt, std::span<const kit::CheckedRead> reads) {
   Telemetry::add(rt.telemetry.bytes_out, total);
 }
 
-void record_resident(Runtime& rt, VkCommandBuffer cmd, const kit::ResidentDispatch& dispatch, std::vector<Block>& temporaries) {
-  const VulkanProgram& program = vulkan_program(*dispatch.program);
-  const Program& ir = program.program();
-  const std::vector<std::uint32_t>& slots = program.lowered().storage_buffers;
-  const DeviceFns& fn = rt.device->fn();
-  std::vector<BoundBuffer> bindings(slots.size());
-  bool copied = false;
+PreparedResident prepare_resident(Runtime& rt, const kit::ResidentDispatch& dispatch, std::vector<Block>& temporaries) {
+  PreparedResident p;
+  p.program = &vulkan_program(*dispatch.program);
+  p.geometry = &dispatch.geometry;
+  const Program& ir = p.program->program();
+  const std::vector<std::uint32_t>& slots = p.program->lowered().storage_buffers;
+  p.bindings.resize(slots.size());
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const std::uint32_t b = slots[i];
-    const kit::CheckedBinding& binding = dispatch.bindings[b];
-    BoundBuffer& bound = bindings[i];
+    BoundBuffer& bound = p.bindings[i];
     bound.elements = dispatch.buffer_elements[b];
-    const std::uint64_t bytes = bound.elements * byte_size(ir.buffers[b].element);
-    bound.range = binding_range(bytes);
+    bound.range = binding_range(bound.elements * byte_size(ir.buffers[b].element));
+  }
+  check_launch(*rt.device, dispatch.geometry, p.bindings);
+  if (!dispatch.geometry.empty())  // made now, so that recording cannot fail half-way
+    for (std::size_t phase = 0; phase < p.program->lowered().entries.size(); ++phase)
+      (void)p.program->pipeline(phase, dispatch.geometry.workgroup);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const kit::CheckedBinding& binding = dispatch.bindings[slots[i]];
+    BoundBuffer& bound = p.bindings[i];
     if (binding.resident) {
-      const Block& block = vulkan_resident(*binding.resident).block();
-      bound.buffer = block.buffer();
+      bound.buffer = vulkan_resident(*binding.resident).block().buffer();
       continue;
     }
     // Host bytes of a read/uniform buffer: staged for this dispatch.
@@ -134,52 +139,69 @@ void record_resident(Runtime& rt, VkCommandBuffer cmd, const kit::ResidentDispat
       bound.buffer = staging.buffer();
     } else {
       Block device = rt.memory->acquire(MemoryKind::Device, bound.range);
-      if (!binding.host.empty()) {
-        const VkBufferCopy region{0, 0, binding.host.size()};
-        fn.vkCmdCopyBuffer(cmd, staging.buffer(), device.buffer(), 1, &region);
-        copied = true;
-      }
+      if (!binding.host.empty()) p.copies.push_back({staging.buffer(), device.buffer(), binding.host.size()});
       bound.buffer = device.buffer();
       temporaries.push_back(std::move(device));
     }
     temporaries.push_back(std::move(staging));
   }
-  check_launch(*rt.device, dispatch.geometry, bindings);
-  if (copied)
+  return p;
+}
+
+void record_prepared(Runtime& rt, VkCommandBuffer cmd, const PreparedResident& p) {
+  const DeviceFns& fn = rt.device->fn();
+  for (const auto& c : p.copies) {
+    const VkBufferCopy region{0, 0, c.bytes};
+    fn.vkCmdCopyBuffer(cmd, c.from, c.to, 1, &region);
+  }
+  if (!p.copies.empty())
     memory_barrier(fn, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VK_ACCESS_SHADER_READ_BIT);
-  record_program(rt, cmd, program, dispatch.geometry, bindings);
+  record_program(rt, cmd, *p.program, *p.geometry, p.bindings);
+}
+
+void record_resident(Runtime& rt, VkCommandBuffer cmd, const kit::ResidentDispatch& dispatch, std::vector<Block>& temporaries) {
+  record_prepared(rt, cmd, prepare_resident(rt, dispatch, temporaries));
 }
 
 namespace {
 
 class ResidentPending final : public kit::Pending {
  public:
-  ResidentPending(SubmissionHandle submission, std::vector<Block> temporaries, std::unique_ptr<InFlightGuard> guard)
-      : submission_(std::move(submission)), temporaries_(std::move(temporaries)), guard_(std::move(guard)) {}
+  // Batched: completion is the ticket's timeline value once its batch is submitted.
+  ResidentPending(std::shared_ptr<Runtime> rt, std::shared_ptr<Ticket> ticket, std::vector<Block> temporaries,
+                  std::unique_ptr<InFlightGuard> guard)
+      : rt_(std::move(rt)), ticket_(std::move(ticket)), temporaries_(std::move(temporaries)), guard_(std::move(guard)) {}
   ~ResidentPending() override {
     std::lock_guard lock(mutex_);
     try {
-      submission_->wait(UINT64_MAX);
+      // the temporaries stay alive until the work is done
+      rt_->device->wait_for(rt_->batcher->value_of(ticket_), UINT64_MAX);
     } catch (...) {
     }
   }
   bool poll() override {
     std::lock_guard lock(mutex_);
-    if (!submission_->poll()) return false;
+    std::uint64_t value = ticket_->value.load(std::memory_order_acquire);
+    if (value == 0) {
+      if (!ticket_->failed.load(std::memory_order_acquire)) return false;  // the submit thread has it
+      value = rt_->batcher->value_of(ticket_);  // throws the batch's error
+    }
+    if (!rt_->device->reached(value)) return false;
     guard_->clear();
     return true;
   }
   bool wait(std::uint64_t timeout_ns) override {
     std::lock_guard lock(mutex_);
-    if (!submission_->wait(timeout_ns)) return false;
+    if (!rt_->device->wait_for(rt_->batcher->value_of(ticket_), timeout_ns)) return false;
     guard_->clear();
     return true;
   }
 
  private:
   std::mutex mutex_;
-  SubmissionHandle submission_;
+  std::shared_ptr<Runtime> rt_;
+  std::shared_ptr<Ticket> ticket_;
   std::vector<Block> temporaries_;
   std::unique_ptr<InFlightGuard> guard_;
 };
@@ -188,17 +210,27 @@ class ResidentPending final : public kit::Pending {
 
 std::unique_ptr<kit::Pending> dispatch_resident(std::shared_ptr<Runtime> rt, const kit::ResidentDispatch& dispatch,
                                                 bool wait, vyre::Timing* timing) {
+  if (!wait) {
+    // Asynchronous: prepared (checks, pipelines, staging) first, then recorded into the batch.
+    std::vector<Block> temporaries;
+    const PreparedResident prepared = prepare_resident(*rt, dispatch, temporaries);
+    auto guard = std::make_unique<InFlightGuard>();
+    for (const kit::CheckedBinding& b : dispatch.bindings) guard->add(b.resident);
+    Runtime& runtime = *rt;
+    auto ticket = rt->batcher->add([&](VkCommandBuffer cmd) { record_prepared(runtime, cmd, prepared); });
+    Telemetry::add(rt->telemetry.resident_dispatches);
+    return std::make_unique<ResidentPending>(std::move(rt), std::move(ticket), std::move(temporaries), std::move(guard));
+  }
   const std::uint64_t start = now_ns();
   SubmissionHandle s(*rt);
   std::vector<Block> temporaries;
   VkCommandBuffer cmd = s->begin(timing != nullptr);
   record_resident(*rt, cmd, dispatch, temporaries);
-  auto guard = std::make_unique<InFlightGuard>();
-  for (const kit::CheckedBinding& b : dispatch.bindings) guard->add(b.resident);
+  InFlightGuard guard;
+  for (const kit::CheckedBinding& b : dispatch.bindings) guard.add(b.resident);
   s->submit();
   Telemetry::add(rt->telemetry.submissions);
   Telemetry::add(rt->telemetry.resident_dispatches);
-  if (!wait) return std::make_unique<ResidentPending>(std::move(s), std::move(temporaries), std::move(guard));
   const std::uint64_t queued = now_ns();
   s->wait(UINT64_MAX);
   if (timing != nullptr) {

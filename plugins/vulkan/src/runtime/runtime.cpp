@@ -1,5 +1,8 @@
 #include "runtime/runtime.hpp"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace vyre::vulkan {
 
 std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
@@ -8,9 +11,12 @@ std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   auto rt = std::make_shared<Runtime>();
   rt->device = Device::open(ordinal);
   rt->memory = std::make_shared<Memory>(rt->device);
-  rt->submissions = std::make_unique<SubmissionPool>(rt->device);
+  rt->submissions = std::make_unique<SubmissionPool>(rt->device, &rt->telemetry.command_pools_created);
+  rt->batcher = std::make_unique<Batcher>(rt->device, *rt->submissions, &rt->telemetry.submissions);
   rt->pipeline_cache = std::make_unique<PipelineCache>(rt->device);
   rt->telemetry.pipeline_cache_loaded_bytes = rt->pipeline_cache->loaded_bytes();
+  const char* no_mapped = std::getenv("VYRE_VULKAN_DISABLE_MAPPED_HOST");  // host_dispatch.hpp
+  rt->mapped_host = no_mapped == nullptr || std::strcmp(no_mapped, "1") != 0;
   rt->memory_budget = options.memory_budget_bytes != 0 ? options.memory_budget_bytes : rt->device->device_local_bytes();
   return rt;
 }

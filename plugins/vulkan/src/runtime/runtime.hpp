@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 
+#include "runtime/batcher.hpp"
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
 #include "runtime/pipeline_cache.hpp"
@@ -20,10 +21,12 @@ struct Runtime {
 
   std::shared_ptr<Device> device;
   std::shared_ptr<Memory> memory;
+  Telemetry telemetry;  // before (destroyed after) the pool and batcher that count into it
   std::unique_ptr<SubmissionPool> submissions;
+  std::unique_ptr<Batcher> batcher;  // after (destroyed before) the pool it draws from
   std::unique_ptr<PipelineCache> pipeline_cache;
-  Telemetry telemetry;
   std::uint64_t memory_budget = 0;  // resident bytes allowed
+  bool mapped_host = true;          // small host dispatches bind mapped memory (host_dispatch.hpp)
   std::atomic<std::uint64_t> resident_reserved{0};
 };
 

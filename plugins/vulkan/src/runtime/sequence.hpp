@@ -1,6 +1,6 @@
 // Sequences: the prefix steps recorded once into the main command buffer, the repeated steps once
 // into a second one submitted `repeat_count` times, and the reads recorded into a third; one
-// submission, one fence, then the reads are copied out of staging.
+// submission, one timeline value, then the reads are copied out of staging.
 #pragma once
 
 #include "runtime/resident.hpp"

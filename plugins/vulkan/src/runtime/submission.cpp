@@ -26,41 +26,43 @@ Submission::Submission(std::shared_ptr<Device> device) : device_(std::move(devic
   alloc.commandPool = pool_;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   alloc.commandBufferCount = 1;
-  auto fence = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-  try {
-    check(fn.vkAllocateCommandBuffers(dev, &alloc, &cmd_), "vkAllocateCommandBuffers");
-    check(fn.vkCreateFence(dev, &fence, nullptr, &fence_), "vkCreateFence");
-    if (device_->limits().timestamp_period_ns > 0) {
-      auto q = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
-      q.queryType = VK_QUERY_TYPE_TIMESTAMP;
-      q.queryCount = 2;
-      check(fn.vkCreateQueryPool(dev, &q, nullptr, &queries_), "vkCreateQueryPool");
-    }
-  } catch (...) {
-    if (fence_ != VK_NULL_HANDLE) fn.vkDestroyFence(dev, fence_, nullptr);
+  const VkResult r = fn.vkAllocateCommandBuffers(dev, &alloc, &cmd_);
+  if (r != VK_SUCCESS) {
     fn.vkDestroyCommandPool(dev, pool_, nullptr);
-    throw;
+    check(r, "vkAllocateCommandBuffers");
   }
 }
 
 Submission::~Submission() {
   const DeviceFns& fn = device_->fn();
   VkDevice dev = device_->handle();
-  if (submitted_ && !done_) fn.vkWaitForFences(dev, 1, &fence_, VK_TRUE, UINT64_MAX);
+  if (value_ != 0) {
+    try {
+      device_->wait_for(value_, UINT64_MAX);
+    } catch (...) {
+      // a lost device runs nothing more
+    }
+  }
   if (queries_ != VK_NULL_HANDLE) fn.vkDestroyQueryPool(dev, queries_, nullptr);
-  fn.vkDestroyFence(dev, fence_, nullptr);
   fn.vkDestroyCommandPool(dev, pool_, nullptr);
 }
 
 VkCommandBuffer Submission::begin(bool timed) {
   const DeviceFns& fn = device_->fn();
   VkDevice dev = device_->handle();
-  if (timed && queries_ == VK_NULL_HANDLE)
+  if (timed && device_->limits().timestamp_period_ns <= 0)
     fail(VYRE_ERR_DEVICE, "the Vulkan queue has no timestamps (timestampValidBits is 0)",
          "use an untimed dispatch on this device");
-  if (submitted_) check(fn.vkResetFences(dev, 1, &fence_), "vkResetFences");
+  if (timed && queries_ == VK_NULL_HANDLE) {
+    auto q = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    q.queryCount = 2;
+    check(fn.vkCreateQueryPool(dev, &q, nullptr, &queries_), "vkCreateQueryPool");
+  }
+  // The pool hands out only finished submissions; a caller reusing its own one waited for it.
+  if (value_ != 0 && !device_->reached(value_)) device_->wait_for(value_, UINT64_MAX);
   check(fn.vkResetCommandPool(dev, pool_, 0), "vkResetCommandPool");
-  submitted_ = done_ = false;
+  value_ = 0;
   extras_used_ = 0;
   timed_ = timed;
   auto info = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
@@ -80,7 +82,17 @@ void Submission::end() {
   check(fn.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
 }
 
-void Submission::submit() { submit_ordered({cmd_}); }
+std::uint64_t Submission::submit() {
+  end();
+  value_ = device_->submit(&cmd_, 1);
+  return value_;
+}
+
+std::uint64_t Submission::submit_batched() {
+  end();
+  value_ = device_->submit(&cmd_, 1, true);
+  return value_;
+}
 
 VkCommandBuffer Submission::begin_extra() {
   const DeviceFns& fn = device_->fn();
@@ -103,37 +115,15 @@ VkCommandBuffer Submission::begin_extra() {
 
 void Submission::end_extra(VkCommandBuffer cmd) { check(device_->fn().vkEndCommandBuffer(cmd), "vkEndCommandBuffer"); }
 
-void Submission::submit_ordered(const std::vector<VkCommandBuffer>& order) {
+std::uint64_t Submission::submit_ordered(const std::vector<VkCommandBuffer>& order) {
   end();
-  constexpr std::size_t kChunk = 1024;
-  std::lock_guard lock(device_->queue_mutex());
-  for (std::size_t at = 0; at < order.size(); at += kChunk) {
-    const bool last = at + kChunk >= order.size();
-    auto info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    info.commandBufferCount = static_cast<std::uint32_t>(std::min(kChunk, order.size() - at));
-    info.pCommandBuffers = order.data() + at;
-    check(device_->fn().vkQueueSubmit(device_->queue(), 1, &info, last ? fence_ : VK_NULL_HANDLE), "vkQueueSubmit");
-  }
-  submitted_ = true;
+  value_ = device_->submit(order.data(), order.size());
+  return value_;
 }
 
-bool Submission::poll() {
-  if (done_ || !submitted_) return true;
-  const VkResult r = device_->fn().vkGetFenceStatus(device_->handle(), fence_);
-  if (r == VK_NOT_READY) return false;
-  check(r, "vkGetFenceStatus");
-  done_ = true;
-  return true;
-}
+bool Submission::poll() { return value_ == 0 || device_->reached(value_); }
 
-bool Submission::wait(std::uint64_t timeout_ns) {
-  if (done_ || !submitted_) return true;
-  const VkResult r = device_->fn().vkWaitForFences(device_->handle(), 1, &fence_, VK_TRUE, timeout_ns);
-  if (r == VK_TIMEOUT) return false;
-  check(r, "vkWaitForFences");
-  done_ = true;
-  return true;
-}
+bool Submission::wait(std::uint64_t timeout_ns) { return value_ == 0 || device_->wait_for(value_, timeout_ns); }
 
 std::uint64_t Submission::device_ns() {
   std::uint64_t stamps[2] = {0, 0};
@@ -145,6 +135,7 @@ std::uint64_t Submission::device_ns() {
 }
 
 std::unique_ptr<Submission> SubmissionPool::acquire() {
+  std::unique_ptr<Submission> oldest;
   {
     std::lock_guard lock(mutex_);
     if (!idle_.empty()) {
@@ -152,15 +143,48 @@ std::unique_ptr<Submission> SubmissionPool::acquire() {
       idle_.pop_back();
       return s;
     }
+    if (!in_flight_.empty() && (live_ >= kMaxLive || device_->reached(in_flight_.front()->value()))) {
+      oldest = std::move(in_flight_.front());
+      in_flight_.pop_front();
+    } else {
+      ++live_;
+    }
   }
-  return std::make_unique<Submission>(device_);
+  if (oldest) {
+    // Finished, or the oldest of kMaxLive in flight: wait for it (a lost device throws, and the
+    // submission is destroyed on the way out).
+    try {
+      oldest->wait(UINT64_MAX);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      --live_;
+      throw;
+    }
+    return oldest;
+  }
+  try {
+    auto made = std::make_unique<Submission>(device_);
+    if (created_ != nullptr) created_->fetch_add(1, std::memory_order_relaxed);
+    return made;
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    --live_;
+    throw;
+  }
 }
 
 void SubmissionPool::release(std::unique_ptr<Submission> submission) {
   if (!submission) return;
-  if (submission->submitted() && !submission->wait(0)) return;  // still running: destroy waits
   std::lock_guard lock(mutex_);
-  if (idle_.size() < 16) idle_.push_back(std::move(submission));
+  if (submission->submitted())
+    in_flight_.push_back(std::move(submission));  // acquire reuses it once its value is reached
+  else
+    idle_.push_back(std::move(submission));
+}
+
+std::size_t SubmissionPool::live() const {
+  std::lock_guard lock(mutex_);
+  return live_;
 }
 
 }  // namespace vyre::vulkan

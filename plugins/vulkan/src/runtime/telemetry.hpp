@@ -23,7 +23,8 @@ namespace vyre::vulkan {
   X("timed_dispatches", timed_dispatches)                 \
   X("timed_device_ns", timed_device_ns)                   \
   X("resident_allocations", resident_allocations)         \
-  X("resident_frees", resident_frees)
+  X("resident_frees", resident_frees)                     \
+  X("command_pools_created", command_pools_created)
 
 #define VYRE_VK_GAUGES(X)                                 \
   X("resident_bytes", resident_bytes)                     \

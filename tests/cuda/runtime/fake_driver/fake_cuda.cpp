@@ -63,6 +63,7 @@ struct Stream {
   std::uint64_t enqueued = 0;
   std::uint64_t executed = 0;
   Graph* capture = nullptr;
+  bool running = false;  // an operation of it is running (it may wait with the lock released)
 };
 
 struct Event {
@@ -187,12 +188,18 @@ bool pinned_range_ok(const void* pointer, std::uint64_t bytes, const char* what)
 }
 
 void run_stream(Stream* stream, std::uint64_t upto) {
+  // A stream whose operation is running already (the fake NCCL waiting, lock released, for ranks
+  // on other threads) is left to the thread running it: running its later operations now would
+  // run them before that one finished.
+  if (stream->running) return;
+  stream->running = true;
   while (stream->executed < upto && !stream->queue.empty()) {
     Op op = std::move(stream->queue.front());
     stream->queue.pop_front();
     op.run();
     ++stream->executed;
   }
+  stream->running = false;
 }
 
 void run_all() {
@@ -344,7 +351,21 @@ int blocks_per_sm(int block_size) {
   return by_threads < 32 ? by_threads : 32;
 }
 
-using Lock = std::lock_guard<std::recursive_mutex>;
+// The driver's lock, counted per thread so that fake_cuda_unlock_all can release every level.
+thread_local int t_lock_depth = 0;
+struct Lock {
+  explicit Lock(std::recursive_mutex& m) : mutex(m) {
+    mutex.lock();
+    ++t_lock_depth;
+  }
+  ~Lock() {
+    --t_lock_depth;
+    mutex.unlock();
+  }
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+  std::recursive_mutex& mutex;
+};
 
 // ---- the entry points ---------------------------------------------------------------------------
 
@@ -1096,6 +1117,22 @@ FAKE_EXPORT void fake_cuda_violation(const char* what) {
   violation(what);
 }
 
-FAKE_EXPORT void fake_cuda_lock(void) { state().mutex.lock(); }
+FAKE_EXPORT void fake_cuda_lock(void) {
+  state().mutex.lock();
+  ++t_lock_depth;
+}
 
-FAKE_EXPORT void fake_cuda_unlock(void) { state().mutex.unlock(); }
+FAKE_EXPORT void fake_cuda_unlock(void) {
+  --t_lock_depth;
+  state().mutex.unlock();
+}
+
+FAKE_EXPORT int fake_cuda_unlock_all(void) {
+  const int depth = t_lock_depth;
+  for (int i = 0; i < depth; ++i) fake_cuda_unlock();
+  return depth;
+}
+
+FAKE_EXPORT void fake_cuda_relock(int depth) {
+  for (int i = 0; i < depth; ++i) fake_cuda_lock();
+}

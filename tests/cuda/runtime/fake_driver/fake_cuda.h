@@ -81,6 +81,11 @@ void fake_cuda_violation(const char* what);
  * with it held, so taking it around NCCL calls keeps one lock order. */
 void fake_cuda_lock(void);
 void fake_cuda_unlock(void);
+/* Release every level of the lock this thread holds and return how many (to wait for other
+ * threads, as the fake NCCL does for ranks of a group that spans processes); fake_cuda_relock
+ * takes them again. */
+int fake_cuda_unlock_all(void);
+void fake_cuda_relock(int depth);
 
 #ifdef __cplusplus
 }

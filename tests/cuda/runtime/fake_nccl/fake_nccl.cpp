@@ -196,6 +196,18 @@ bool agree(const Operation& op) {
   return true;
 }
 
+// The order in which a reduction visits the ranks: rank order, or (FAKE_NCCL_FLOAT_SUM_ORDER=reverse)
+// the reverse for float sums, as the real library's ring may add in another order than rank order.
+std::vector<std::size_t> reduction_order(std::size_t n, nccl::DataType type, nccl::RedOp op) {
+  std::vector<std::size_t> order(n);
+  for (std::size_t r = 0; r < n; ++r) order[r] = r;
+  const char* text = std::getenv("FAKE_NCCL_FLOAT_SUM_ORDER");
+  const bool is_float = type == nccl::ncclFloat32 || type == nccl::ncclFloat64;
+  if (text != nullptr && std::string(text) == "reverse" && is_float && op == nccl::ncclSum)
+    for (std::size_t r = 0; r < n; ++r) order[r] = n - 1 - r;
+  return order;
+}
+
 void move_data(Operation& op) {
   const Post& first = *op.posts[0];
   const std::size_t size = type_size(first.type);
@@ -203,16 +215,20 @@ void move_data(Operation& op) {
   const std::size_t chunk = first.count * size;  // bytes of the call's count
   switch (op.kind) {
     case Kind::AllReduce: {
-      std::vector<unsigned char> acc(bytes(first.send), bytes(first.send) + chunk);
-      for (std::size_t r = 1; r < n; ++r) reduce(acc, bytes(op.posts[r]->send), first.count, first.type, first.op);
+      const std::vector<std::size_t> order = reduction_order(n, first.type, first.op);
+      std::vector<unsigned char> acc(bytes(op.posts[order[0]]->send), bytes(op.posts[order[0]]->send) + chunk);
+      for (std::size_t k = 1; k < n; ++k) reduce(acc, bytes(op.posts[order[k]]->send), first.count, first.type, first.op);
       for (Post* p : op.posts) write(p->recv, acc, 0, chunk);
       return;
     }
     case Kind::ReduceScatter: {
       std::vector<std::vector<unsigned char>> parts(n);
       for (std::size_t r = 0; r < n; ++r) {
-        std::vector<unsigned char> acc(bytes(op.posts[0]->send) + r * chunk, bytes(op.posts[0]->send) + (r + 1) * chunk);
-        for (std::size_t q = 1; q < n; ++q) reduce(acc, bytes(op.posts[q]->send) + r * chunk, first.count, first.type, first.op);
+        const std::vector<std::size_t> order = reduction_order(n, first.type, first.op);
+        const unsigned char* head = bytes(op.posts[order[0]]->send) + r * chunk;
+        std::vector<unsigned char> acc(head, head + chunk);
+        for (std::size_t k = 1; k < n; ++k)
+          reduce(acc, bytes(op.posts[order[k]]->send) + r * chunk, first.count, first.type, first.op);
         parts[r] = std::move(acc);
       }
       for (std::size_t r = 0; r < n; ++r) write(op.posts[r]->recv, parts[r], 0, chunk);
@@ -238,11 +254,26 @@ void move_data(Operation& op) {
   }
 }
 
+bool every_rank_posted(const Operation& op) {
+  for (const Post* p : op.posts)
+    if (p == nullptr || p->position == 0) return false;
+  return true;
+}
+
 void execute(Operation& op) {
   if (op.done) return;
-  for (const Post* p : op.posts) {
-    if (p == nullptr || p->position == 0) {
-      violation("an operation ran before every rank posted its part: the real library would hang");
+  if (!every_rank_posted(op)) {
+    // Like the real library, wait for the other ranks (threads standing in for processes), with
+    // the lock released, up to 10 s; one of them may run the operation meanwhile.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!op.done && !every_rank_posted(op) && std::chrono::steady_clock::now() < deadline) {
+      const int depth = fake_cuda_unlock_all();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      fake_cuda_relock(depth);
+    }
+    if (op.done) return;
+    if (!every_rank_posted(op)) {
+      violation("an operation ran before every rank posted its part (waited 10 s): the real library would hang");
       op.done = true;
       return;
     }

@@ -15,7 +15,9 @@
  * several threads as processes would (waiting up to 10 s, then ncclSystemError).
  *
  * Environment: FAKE_NCCL_VERSION (default 22805), FAKE_NCCL_FAIL_INIT=1 (ncclCommInitRank returns
- * ncclSystemError), FAKE_NCCL_ASYNC_ERROR=N (ncclCommGetAsyncError reports N).
+ * ncclSystemError), FAKE_NCCL_ASYNC_ERROR=N (ncclCommGetAsyncError reports N),
+ * FAKE_NCCL_FLOAT_SUM_ORDER=reverse (float sums add the ranks in reverse order, as a real ring may
+ * add them in another order than rank order).
  */
 #ifndef VYRE_FAKE_NCCL_H
 #define VYRE_FAKE_NCCL_H
