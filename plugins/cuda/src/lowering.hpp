@@ -89,8 +89,9 @@ struct LowerOptions {
   // runtime lowers one module per effective workgroup size (workgroup_override included). Unset:
   // no `.reqntid`, and LocalId is only bounded by CUDA's limit of 1024.
   std::optional<std::array<std::uint32_t, 3>> workgroup = std::nullopt;
-  // Run the optimizer (plugins/cuda/src/optimize/). false: every load, store and atomic keeps its
-  // bounds predicate, as before the optimizer existed (tests, A/B measurements).
+  // Run the optimizer (plugins/cuda/src/optimize/) and paste math-library functions at their uses
+  // (codegen/math_call.cpp). false: every load, store and atomic keeps its bounds predicate and
+  // every math use is a call, as before the optimizer existed (tests, A/B measurements).
   bool optimize = true;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/entry_parts.hpp"
+#include "codegen/expressions.hpp"
 #include "lowering.hpp"
 #include "math/math_library.hpp"
 #include "optimize/unroll.hpp"
@@ -216,10 +217,13 @@ TEST_CASE("without the optimizer, buffer loads, stores and atomics are predicate
   CHECK(stores > 0);
 }
 
-// A buffer element access of the whole entry: not the grid barrier's state, not the shared zeroing.
+// A buffer element access of the whole entry: not the grid barrier's state, not the shared zeroing,
+// not an inline math copy's read of its table (`ld.global.nc`, which the emitter uses for nothing
+// else).
 bool buffer_access(const std::string& op) {
   bool barrier_state = op == "ld.acquire.gpu.global.u32" || op == "st.relaxed.gpu.global.u32" ||
                        op == "st.release.gpu.global.u32" || op == "atom.acq_rel.gpu.global.add.u32";
+  if (op.rfind("ld.global.nc", 0) == 0) return false;
   return !barrier_state && (op.rfind("st.global", 0) == 0 || op.rfind("ld.global", 0) == 0 ||
                             op.rfind("ld.shared", 0) == 0 || op.rfind("st.shared", 0) == 0 ||
                             op.rfind("atom.", 0) == 0);
@@ -363,22 +367,70 @@ TEST_CASE("the declared op set is the catalog minus transcendentals the math lib
   }
 }
 
-TEST_CASE("transcendentals call the math library, defined once before the entries") {
+// A program applying `op` (f32) to `uses` different values, with one entry (indexed by the local
+// id, so not elementwise: no second entry with more copies).
+vyre::Program math_uses(vyre::UnOp op, int uses) {
   vyre::ProgramBuilder b;
   b.workgroup(64);
   auto x = b.buffer("x", Access::Read, Type::F32);
   auto y = b.buffer("y", Access::Output, Type::F32, 64);
-  auto i = b.let("i", invocation_id(0));
-  b.store(y, i, un(vyre::UnOp::Exp, x[i]) + un(vyre::UnOp::Exp, x[i] + f32(1.0f)));
+  auto i = b.let("i", local_id(0));
+  auto sum = un(op, x[i]);
+  for (int k = 1; k < uses; ++k) sum = sum + un(op, x[i] + f32(static_cast<float>(k)));
+  b.store(y, i, sum);
+  return b.build();
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("without the optimizer transcendentals call the math library, defined once before the entries") {
   const auto* exp = cuda::math_function(vyre::UnOp::Exp, Type::F32);
   if (exp == nullptr) return;  // the library does not provide it; lowered_ops says so
-  auto ptx = cuda::lower(b.build(), kSm90).ptx;
+  auto ptx = cuda::lower(math_uses(vyre::UnOp::Exp, 2), kSm90, cuda::LowerOptions{.optimize = false}).ptx;
   std::string marker = std::string(cuda::codegen::kMathMarker) + exp->name;
   auto first = ptx.find(marker);
   REQUIRE(first != std::string::npos);
   CHECK(ptx.find(marker, first + 1) == std::string::npos);
   CHECK(first < ptx.find(".visible .entry"));
-  CHECK(contains(ptx, "call (vyre_math_ret), " + exp->name + ", (vyre_math_arg);"));
+  CHECK(occurrences(ptx, "call (vyre_math_ret), " + exp->name + ", (vyre_math_arg);") == 2);
+  CHECK(occurrences(ptx, "vyre math inline") == 0);
+}
+
+TEST_CASE("transcendentals are inlined at each use, their data defined once before the entries") {
+  for (vyre::UnOp op : {vyre::UnOp::Exp, vyre::UnOp::Sin, vyre::UnOp::InverseSqrt}) {
+    const auto* fn = cuda::math_function(op, Type::F32);
+    if (fn == nullptr) continue;
+    INFO(fn->name);
+    auto ptx = cuda::lower(math_uses(op, 3), kSm90).ptx;
+    // No call, no definition of the function itself: three inline copies.
+    CHECK_FALSE(contains(ptx, "call"));
+    CHECK_FALSE(contains(ptx, ".func"));
+    CHECK(occurrences(ptx, "// vyre math inline: " + fn->name) == 3);
+    // Each copy names its own registers (m0_, m1_, m2_).
+    for (const char* prefix : {".reg .f32 %m0_f<", ".reg .f32 %m1_f<", ".reg .f32 %m2_f<"}) CHECK(contains(ptx, prefix));
+    // The data the copies read (sin's table of 2/pi) is defined once, before the entry.
+    for (const std::string& dep : fn->dependencies) {
+      std::string marker = std::string(cuda::codegen::kMathMarker) + dep;
+      CHECK(occurrences(ptx, marker) == 1);
+      CHECK(ptx.find(marker) < ptx.find(".visible .entry"));
+    }
+  }
+}
+
+TEST_CASE("past the inline budget of a function, math uses become calls") {
+  const auto* sin = cuda::math_function(vyre::UnOp::Sin, Type::F32);
+  if (sin == nullptr) return;
+  REQUIRE(sin->instructions > 0);
+  const auto inlined = static_cast<std::size_t>(cuda::codegen::kMathInlineBudget / static_cast<std::uint32_t>(sin->instructions));
+  const int uses = static_cast<int>(inlined) + 3;
+  auto ptx = cuda::lower(math_uses(vyre::UnOp::Sin, uses), kSm90).ptx;
+  CHECK(occurrences(ptx, "// vyre math inline: " + sin->name) == inlined);
+  CHECK(occurrences(ptx, "call (vyre_math_ret), " + sin->name + ", (vyre_math_arg);") == 3);
+  CHECK(occurrences(ptx, std::string(cuda::codegen::kMathMarker) + sin->name) == 1);
 }
 
 TEST_CASE("literals and canonical NaN stores") {

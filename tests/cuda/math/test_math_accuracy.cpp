@@ -1,8 +1,9 @@
 // Accuracy of the math library, checked on the CPU twin of every PTX function (the same
 // instruction sequence, see plugins/shared/math/cpu_backend.hpp):
 //   - C99 Annex F / SPEC special values, bit for bit (any NaN matches NaN);
-//   - the witnesses of each function (edges and branch points) within the SPEC §5 ULP bound,
-//     with +-0, +-inf and NaN exact in both directions;
+//   - the witnesses of each function (edges and branch points) within the SPEC §5 ULP bound less
+//     one (the margin for the conform reference's own rounding), with +-0, +-inf and NaN exact in
+//     both directions;
 //   - f32: every 1031st bit pattern (about 4.2 million inputs per function, all exponents);
 //   - f64: 100000 seeded random inputs per function (half uniform over bit patterns, half on the
 //     function's interesting interval).
@@ -32,7 +33,8 @@ void check_sweep(vyre::UnOp op, bool f64, const SweepResult& r) {
   MESSAGE(label << ": " << summary(r, f64));
   INFO(label << ": " << summary(r, f64));
   CHECK(r.over_bound == 0);
-  CHECK(r.max_ulp <= ulp_bound(op));
+  // One ULP of the SPEC bound is left for the conform reference's own rounding (ACCURACY.md).
+  CHECK(r.max_ulp + 1 <= ulp_bound(op));
 }
 
 template <class Case, class Fn>

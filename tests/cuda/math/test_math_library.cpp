@@ -72,8 +72,9 @@ TEST_CASE("closures list dependencies first, each once") {
 
 TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
   // Float arithmetic must carry .rn (no contraction, no approximation); no .ftz anywhere.
-  const std::regex unrounded(R"(^\s*(add|sub|mul|fma|div|sqrt)\.f(32|64)\b)");
-  const std::regex approx(R"(\.(approx|ftz)\b|\b(ex2|lg2|sin|cos|rsqrt|rcp|tanh)\.)");
+  // rcp only as rcp.rn (IEEE, correctly rounded).
+  const std::regex unrounded(R"(^\s*(add|sub|mul|fma|div|sqrt|rcp)\.f(32|64)\b)");
+  const std::regex approx(R"(\.(approx|ftz)\b|\b(ex2|lg2|sin|cos|rsqrt|tanh)\.|\brcp\.(?!rn\.))");
   for (const auto& f : vyre::cuda::math_library()) {
     INFO(f.name);
     std::istringstream lines(f.ptx);

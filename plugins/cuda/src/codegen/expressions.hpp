@@ -37,7 +37,13 @@ Value emit_bitcast(FunctionEmitter& f, Type to, const Value& a);
 Value emit_select_value(FunctionEmitter& f, const Value& cond, const Value& a, const Value& b);
 Value emit_fma(FunctionEmitter& f, const Value& a, const Value& b, const Value& c);
 
-// A transcendental (or inverse_sqrt) as a call to the math library's device function.
+// A transcendental (or inverse_sqrt) from the math library: an inline copy of the function's body,
+// or a call of its device function once the function's inline copies hold kMathInlineBudget PTX
+// instructions (math_call.cpp). 4096 holds K6's 24 copies in its 4-lane entry (sin, cos, exp, tanh,
+// log, atan: ~3,750; sin and cos ~285 each with their inline Payne-Hanek path) and K13's 8 of any
+// function; ptxas (sm_90, -O3) then takes ~1 s for K6 on a loaded 2-core machine against 0.4 s
+// with calls. Past the budget the JIT time of a module grows with its math uses no more.
+inline constexpr std::uint32_t kMathInlineBudget = 4096;
 Value emit_math_call(FunctionEmitter& f, UnOp op, const Value& a);
 
 // Subgroup operations (all 32 lanes active: full member mask).

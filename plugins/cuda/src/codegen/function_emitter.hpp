@@ -79,6 +79,8 @@ class FunctionEmitter {
   }
   void put_label(std::string_view label);
   void comment(std::string_view text);
+  // Appends `text` (whole lines, each ending in a newline) to the body as it is.
+  void raw(std::string_view text) { body_ += text; }
   const std::string& body() const { return body_; }
 
   // ---- variables (Let, Loop) ----
@@ -95,8 +97,12 @@ class FunctionEmitter {
   ParamRegs params;
   std::string return_label;  // where Return jumps: the end of the current phase
   InvocationLane* lane = nullptr;  // set while an elementwise entry emits one invocation
-  // Math-library functions this function calls (each once, in first-call order).
+  // Math-library entries this function needs at module scope (each once, in first-use order):
+  // the functions it calls and the data its inline copies read.
   std::vector<const MathFunction*> math_calls;
+  // Inline copies of math functions so far (names their registers) and their instructions.
+  std::uint32_t math_inline_sites = 0;
+  std::uint32_t math_inline_instructions = 0;
 
  private:
   const ProgramLayout& layout_;

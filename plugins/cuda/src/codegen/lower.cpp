@@ -98,6 +98,7 @@ LoweredProgram lower(const Program& program, const Target& target, const LowerOp
   std::optional<optimize::RangeAnalysis> ranges;
   if (options.optimize) layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
   layout.launch_workgroup = options.workgroup;
+  layout.inline_math = options.optimize;
 
   std::vector<codegen::EmittedEntry> entries;
   for (const auto& plan : entry_plans(layout, options.sharded))

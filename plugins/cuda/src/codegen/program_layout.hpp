@@ -43,6 +43,9 @@ struct ProgramLayout {
   // and the workgroup size every launch uses (LowerOptions::workgroup; entries declare .reqntid).
   const optimize::RangeAnalysis* ranges = nullptr;
   std::optional<std::array<std::uint32_t, 3>> launch_workgroup;
+  // Set by lower() (with the optimizer): math-library functions are pasted at their uses, within
+  // an instruction budget per function, instead of called (codegen/math_call.cpp).
+  bool inline_math = false;
 };
 
 // Analyse `program`. Throws vyre::Error (VYRE_ERR_LIMIT) when its workgroup buffers do not fit in

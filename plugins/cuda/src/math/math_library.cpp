@@ -29,8 +29,9 @@ MathFunction build_function(vyre::UnOp op) {
     auto x = b.begin_f64(name);
     ptx = b.finish(math::evaluate<P>(b, op, x));
   }
-  return {name, ptx, b.dependencies()};
+  return {name, ptx, b.dependencies(), b.instructions()};
 }
+
 
 std::vector<MathFunction> build_library() {
   std::vector<MathFunction> library;
@@ -70,6 +71,23 @@ const MathFunction* math_function(vyre::UnOp op, vyre::Type type) {
   if (!math::is_library_op(op)) return nullptr;
   if (type != vyre::Type::F32 && type != vyre::Type::F64) return nullptr;
   return math_function_by_name(function_name(op, type));
+}
+
+std::string math_inline_ptx(const MathFunction& f, const std::string& arg, const std::string& dest,
+                            const std::string& prefix) {
+  for (vyre::UnOp op : math::kLibraryOps) {
+    for (bool is32 : {true, false}) {
+      if (function_name(op, is32 ? vyre::Type::F32 : vyre::Type::F64) != f.name) continue;
+      math::PtxBackend b(prefix);
+      if (is32) {
+        auto x = b.begin_inline_f32(f.name, arg);
+        return b.finish_inline(math::evaluate<math::P32>(b, op, x), dest);
+      }
+      auto x = b.begin_inline_f64(f.name, arg);
+      return b.finish_inline(math::evaluate<math::P64>(b, op, x), dest);
+    }
+  }
+  return {};  // data, not a function
 }
 
 const MathFunction* math_function_by_name(std::string_view name) {

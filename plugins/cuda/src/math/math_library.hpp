@@ -3,11 +3,12 @@
 //
 // Each function is a complete PTX `.func` with the calling convention
 //     .func (.param .f32 r) vyre_exp_f32 (.param .f32 x)        (.f64 for the f64 functions)
-// so the emitter calls it as
+// so the emitter may call it as
 //     { .param .f32 a; .param .f32 rv;
 //       st.param.f32 [a], %f1;
-//       call.uni (rv), vyre_exp_f32, (a);
+//       call (rv), vyre_exp_f32, (a);
 //       ld.param.f32 %f2, [rv]; }
+// or paste a copy of its body at the use (math_inline_ptx, the emitter's usual choice).
 // A function may use module-scope data (e.g. the bits of 2/pi for the trigonometric range
 // reduction); such data is itself a MathFunction whose `ptx` is a `.global` definition. The module
 // must hold every entry of math_closure() of the functions it calls, in that order, before the
@@ -30,7 +31,17 @@ struct MathFunction {
   std::string name;                       // "vyre_exp_f32"; data: "vyre_math_two_over_pi"
   std::string ptx;                        // the complete module-scope definition
   std::vector<std::string> dependencies;  // names of other MathFunctions it calls or reads
+  int instructions = 0;                   // PTX instructions of the body (0 for data)
 };
+
+// The same function as a block to paste at a use instead of a `call`: `{ .reg ...; body;
+// mov.fT dest, result; }`, reading the caller's register `arg` (of the function's type) and
+// writing `dest`. Every register and label of the block starts with `prefix` (after `%` or
+// `$L__`), which must be unique among the inline copies of the calling function and must not begin
+// the caller's own register names (the emitter's are %p %h %r %rd %f %fd followed by digits).
+// The module still needs the function's `dependencies` (data), not the function itself.
+std::string math_inline_ptx(const MathFunction& f, const std::string& arg, const std::string& dest,
+                            const std::string& prefix);
 
 // The library function computing `op` on `type` (F32 or F64), or nullptr if `op` on `type` is not
 // a library op (e.g. sqrt, abs, or an integer type).

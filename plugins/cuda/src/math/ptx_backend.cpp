@@ -51,7 +51,7 @@ PtxBackend::B64 PtxBackend::load(const DataTable& table, const B32& index) {
 }
 
 std::string PtxBackend::new_label() {
-  return "$L__" + name_ + "_" + std::to_string(++n_label_);
+  return "$L__" + prefix_ + name_ + "_" + std::to_string(++n_label_);
 }
 
 PtxBackend::F32 PtxBackend::begin_f32(const std::string& name) {
@@ -68,23 +68,56 @@ std::string PtxBackend::finish(const F32& result) { return finish_with("f32", re
 
 std::string PtxBackend::finish(const F64& result) { return finish_with("f64", result.r); }
 
+std::string PtxBackend::declarations() const {
+  std::string out;
+  auto decl = [&](const char* type_name, const char* prefix, int count) {
+    if (count > 0) {
+      out += "\t.reg ." + std::string(type_name) + " %" + prefix_ + prefix + "<" +
+             std::to_string(count + 1) + ">;\n";
+    }
+  };
+  decl("pred", "p", n_pred_);
+  decl("f32", "f", n_f32_);
+  decl("f64", "fd", n_f64_);
+  decl("b32", "r", n_b32_);
+  decl("b64", "rd", n_b64_);
+  return out;
+}
+
 std::string PtxBackend::finish_with(const std::string& type, const std::string& result_reg) {
   std::string out = ".func (.param ." + type + " " + name_ + "_r) " + name_ + " (.param ." + type +
                     " " + name_ + "_x)\n{\n";
-  auto decl = [&](const char* type_name, const char* prefix, int count) {
-    if (count > 0) {
-      out += "\t.reg ." + std::string(type_name) + " " + prefix + "<" + std::to_string(count + 1) +
-             ">;\n";
-    }
-  };
-  decl("pred", "%p", n_pred_);
-  decl("f32", "%f", n_f32_);
-  decl("f64", "%fd", n_f64_);
-  decl("b32", "%r", n_b32_);
-  decl("b64", "%rd", n_b64_);
+  out += declarations();
   out += body_;
   out += "\tst.param." + type + " [" + name_ + "_r], " + result_reg + ";\n";
   out += "\tret;\n}\n";
+  return out;
+}
+
+PtxBackend::F32 PtxBackend::begin_inline_f32(const std::string& name, const std::string& arg) {
+  name_ = name;
+  return op<F32>("mov.f32", {arg});
+}
+
+PtxBackend::F64 PtxBackend::begin_inline_f64(const std::string& name, const std::string& arg) {
+  name_ = name;
+  return op<F64>("mov.f64", {arg});
+}
+
+std::string PtxBackend::finish_inline(const F32& result, const std::string& dest) {
+  return finish_inline_with("f32", result.r, dest);
+}
+
+std::string PtxBackend::finish_inline(const F64& result, const std::string& dest) {
+  return finish_inline_with("f64", result.r, dest);
+}
+
+std::string PtxBackend::finish_inline_with(const std::string& type, const std::string& result_reg,
+                                           const std::string& dest) {
+  std::string out = "{\n";
+  out += declarations();
+  out += body_;
+  out += "\tmov." + type + " " + dest + ", " + result_reg + ";\n}\n";
   return out;
 }
 

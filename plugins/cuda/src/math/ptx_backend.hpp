@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ class PtxBackend {
   F64 fma(const F64& a, const F64& b, const F64& c) { return op<F64>("fma.rn.f64", {a.r, b.r, c.r}); }
   F32 div(const F32& a, const F32& b) { return op<F32>("div.rn.f32", {a.r, b.r}); }
   F64 div(const F64& a, const F64& b) { return op<F64>("div.rn.f64", {a.r, b.r}); }
+  // 1 / a correctly rounded: rcp.rn gives div.rn's bits with a shorter SASS expansion.
+  F32 recip(const F32& a) { return op<F32>("rcp.rn.f32", {a.r}); }
+  F64 recip(const F64& a) { return op<F64>("rcp.rn.f64", {a.r}); }
   F32 sqrt(const F32& a) { return op<F32>("sqrt.rn.f32", {a.r}); }
   F64 sqrt(const F64& a) { return op<F64>("sqrt.rn.f64", {a.r}); }
   F32 neg(const F32& a) { return op<F32>("neg.f32", {a.r}); }
@@ -158,6 +162,19 @@ class PtxBackend {
   F64 begin_f64(const std::string& name);
   std::string finish(const F32& result);
   std::string finish(const F64& result);
+
+  // ---- building an inline copy (a scope block the caller pastes at the use) ----
+  // Every register and label of the body is named with `prefix` (e.g. "m3_": %m3_f1,
+  // $L__m3_...), which must be unique within the calling function and must not start a name the
+  // caller uses; the block declares its own registers. begin copies the caller's register `arg`
+  // into the body, finish_inline returns `{ .reg ...; body; mov <dest>, result; }`.
+  explicit PtxBackend(std::string prefix = "") : prefix_(std::move(prefix)) {}
+  F32 begin_inline_f32(const std::string& name, const std::string& arg);
+  F64 begin_inline_f64(const std::string& name, const std::string& arg);
+  std::string finish_inline(const F32& result, const std::string& dest);
+  std::string finish_inline(const F64& result, const std::string& dest);
+  // The number of instructions written so far (labels excluded).
+  int instructions() const { return n_instructions_; }
   // The names of the data tables the body reads.
   std::vector<std::string> dependencies() const { return {tables_.begin(), tables_.end()}; }
 
@@ -174,14 +191,22 @@ class PtxBackend {
     emit(line + ";");
     return d;
   }
-  void emit(const std::string& line) { body_ += "\t" + line + "\n"; }
+  void emit(const std::string& line) {
+    body_ += "\t" + line + "\n";
+    ++n_instructions_;
+  }
   std::string new_label();
   std::string finish_with(const std::string& type, const std::string& result_reg);
+  std::string declarations() const;
+  std::string finish_inline_with(const std::string& type, const std::string& result_reg,
+                                 const std::string& dest);
 
+  std::string prefix_;
   std::string name_;
   std::string body_;
   std::set<std::string> tables_;
   int n_f32_ = 0, n_f64_ = 0, n_b32_ = 0, n_b64_ = 0, n_pred_ = 0, n_label_ = 0;
+  int n_instructions_ = 0;
 };
 
 template <> inline const char* PtxBackend::suffix<PtxBackend::F32>() { return ".f32"; }
@@ -189,11 +214,11 @@ template <> inline const char* PtxBackend::suffix<PtxBackend::F64>() { return ".
 template <> inline const char* PtxBackend::suffix<PtxBackend::B32>() { return ".b32"; }
 template <> inline const char* PtxBackend::suffix<PtxBackend::B64>() { return ".b64"; }
 template <> inline const char* PtxBackend::suffix<PtxBackend::Pred>() { return ".pred"; }
-template <> inline PtxBackend::F32 PtxBackend::fresh<PtxBackend::F32>() { return {"%f" + std::to_string(++n_f32_)}; }
-template <> inline PtxBackend::F64 PtxBackend::fresh<PtxBackend::F64>() { return {"%fd" + std::to_string(++n_f64_)}; }
-template <> inline PtxBackend::B32 PtxBackend::fresh<PtxBackend::B32>() { return {"%r" + std::to_string(++n_b32_)}; }
-template <> inline PtxBackend::B64 PtxBackend::fresh<PtxBackend::B64>() { return {"%rd" + std::to_string(++n_b64_)}; }
-template <> inline PtxBackend::Pred PtxBackend::fresh<PtxBackend::Pred>() { return {"%p" + std::to_string(++n_pred_)}; }
+template <> inline PtxBackend::F32 PtxBackend::fresh<PtxBackend::F32>() { return {"%" + prefix_ + "f" + std::to_string(++n_f32_)}; }
+template <> inline PtxBackend::F64 PtxBackend::fresh<PtxBackend::F64>() { return {"%" + prefix_ + "fd" + std::to_string(++n_f64_)}; }
+template <> inline PtxBackend::B32 PtxBackend::fresh<PtxBackend::B32>() { return {"%" + prefix_ + "r" + std::to_string(++n_b32_)}; }
+template <> inline PtxBackend::B64 PtxBackend::fresh<PtxBackend::B64>() { return {"%" + prefix_ + "rd" + std::to_string(++n_b64_)}; }
+template <> inline PtxBackend::Pred PtxBackend::fresh<PtxBackend::Pred>() { return {"%" + prefix_ + "p" + std::to_string(++n_pred_)}; }
 
 // The PTX definition of a table: `.global .align 8 .b64 name[n] = {...};`
 std::string data_table_ptx(const DataTable& table);

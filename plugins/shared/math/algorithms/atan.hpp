@@ -54,7 +54,7 @@ typename P::template F<B> atan_fn(B& b, const typename P::template F<B>& x) {
   auto num_lo = b.sel(big, zero, b.sel(mid, am1.lo, zero));
   auto den = b.sel(big, a, b.sel(mid, ap1.hi, b.c(K(1))));
   auto den_lo = b.sel(big, zero, b.sel(mid, ap1.lo, zero));
-  auto rcp = b.div(b.c(K(1)), den);
+  auto rcp = b.recip(den);
   auto t = b.mul(num, rcp);
   auto residual = b.add(b.fma(b.neg(t), den, num), b.fma(b.neg(t), den_lo, num_lo));
   auto t_lo = b.mul(residual, rcp);

@@ -6,7 +6,17 @@
 // scaled by 2^k in two exact steps so overflow and gradual underflow round once. Where the result
 // is subnormal the double-word is first rounded to odd, which makes the second rounding correct.
 // exp2(x) = 2^k * e^((x - k) ln2), with (x - k) exact and (x - k)*ln2 as a double-word.
+// That is the f64 algorithm (and the kernel sinh, cosh and tanh use in both precisions).
+//
+// f32 exp and exp2 take a cheaper route (SPEC §5 allows 2 ULP; exhaustively within 1, ACCURACY.md):
+// k = rint(x log2 e) and its integer bits in one fma against 1.5 * 2^23, r = x - k ln2 rounded
+// once (the first product term exact), e^r = 1 + r Q(r) with Q a minimax fit of (e^r - 1)/r and
+// one final fma; exp2 likewise with the exact f = x - rint(x) and a fit of (2^f - 1)/f. The
+// result y in [0.7, 1.42] is scaled by 2^k in two steps (scale()): in the subnormal range that
+// rounds a second time, which costs at most half a subnormal ulp more.
 #pragma once
+
+#include <type_traits>
 
 #include "math/algorithms/common.hpp"
 #include "math/polynomials.hpp"
@@ -93,8 +103,55 @@ typename P::template F<B> exp_scale(B& b, const DW<typename P::template F<B>>& v
   return scale<P>(b, m, k);
 }
 
+// f32: k and 2^k from one fma: j = x * m + 1.5 * 2^23 (|x m| < 2^22) rounds x m to an integer k,
+// kf = j - 1.5 * 2^23 is k exactly and k itself is the difference of the bit patterns.
+inline constexpr float kRoundMagic = 0x1.8p23f;
+inline constexpr std::uint32_t kRoundMagicBits = 0x4B400000u;
+
+// f32: x = k ln2 + r (x clamped, |x| < 2^22 / log2 e) with r rounded once, and Q(r), e^r = 1 + r Q(r).
+template <class B>
+struct ExpF32Parts {
+  typename B::B32 k;
+  typename B::F32 r;
+  typename B::F32 q;
+};
+
+template <class B>
+ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc) {
+  using C = ExpConstants<P32>;
+  auto j = b.fma(xc, b.c(C::kLog2e), b.c(kRoundMagic));
+  auto kf = b.sub(j, b.c(kRoundMagic));
+  auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
+  auto r_hi = b.fma(b.neg(kf), b.c(C::kLn2Hi), xc);
+  auto r = b.fma(b.neg(kf), b.c(C::kLn2Lo), r_hi);
+  return {k, r, horner(b, r, poly::k_expm1_f32)};
+}
+
+template <class B>
+typename B::F32 exp_f32(B& b, const typename B::F32& x) {
+  using C = ExpConstants<P32>;
+  auto xc = b.sel(b.gt(x, b.c(C::kExpMax)), b.c(C::kExpMax), x);
+  xc = b.sel(b.lt(xc, b.c(C::kExpMin)), b.c(C::kExpMin), xc);
+  auto e = exp_f32_parts(b, xc);
+  auto y = b.fma(e.r, e.q, b.c(1.0f));
+  return b.sel(b.is_nan(x), x, scale<P32>(b, y, e.k));
+}
+
+template <class B>
+typename B::F32 exp2_f32(B& b, const typename B::F32& x) {
+  using C = ExpConstants<P32>;
+  auto xc = b.sel(b.gt(x, b.c(C::kExp2Max)), b.c(C::kExp2Max), x);
+  xc = b.sel(b.lt(xc, b.c(C::kExp2Min)), b.c(C::kExp2Min), xc);
+  auto j = b.add(xc, b.c(kRoundMagic));
+  auto f = b.sub(xc, b.sub(j, b.c(kRoundMagic)));  // exact, |f| <= 1/2
+  auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
+  auto y = b.fma(f, horner(b, f, poly::k_exp2m1_f32), b.c(1.0f));
+  return b.sel(b.is_nan(x), x, scale<P32>(b, y, k));
+}
+
+// The double-word algorithms (f64).
 template <class P, class B>
-typename P::template F<B> exp_fn(B& b, const typename P::template F<B>& x) {
+typename P::template F<B> exp_dw(B& b, const typename P::template F<B>& x) {
   using C = ExpConstants<P>;
   auto xc = b.sel(b.gt(x, b.c(C::kExpMax)), b.c(C::kExpMax), x);
   xc = b.sel(b.lt(xc, b.c(C::kExpMin)), b.c(C::kExpMin), xc);
@@ -105,7 +162,7 @@ typename P::template F<B> exp_fn(B& b, const typename P::template F<B>& x) {
 }
 
 template <class P, class B>
-typename P::template F<B> exp2_fn(B& b, const typename P::template F<B>& x) {
+typename P::template F<B> exp2_dw(B& b, const typename P::template F<B>& x) {
   using C = ExpConstants<P>;
   auto xc = b.sel(b.gt(x, b.c(C::kExp2Max)), b.c(C::kExp2Max), x);
   xc = b.sel(b.lt(xc, b.c(C::kExp2Min)), b.c(C::kExp2Min), xc);
@@ -116,6 +173,18 @@ typename P::template F<B> exp2_fn(B& b, const typename P::template F<B>& x) {
   auto e = exp_kernel<P>(b, r_ln2.hi, r_lo);
   auto y = exp_scale<P>(b, e, b.to_s32(kf));
   return b.sel(b.is_nan(x), x, y);
+}
+
+template <class P, class B>
+typename P::template F<B> exp_fn(B& b, const typename P::template F<B>& x) {
+  if constexpr (std::is_same_v<P, P32>) return exp_f32(b, x);
+  else return exp_dw<P>(b, x);
+}
+
+template <class P, class B>
+typename P::template F<B> exp2_fn(B& b, const typename P::template F<B>& x) {
+  if constexpr (std::is_same_v<P, P32>) return exp2_f32(b, x);
+  else return exp2_dw<P>(b, x);
 }
 
 }  // namespace vyre::math

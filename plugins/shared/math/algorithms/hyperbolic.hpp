@@ -5,7 +5,13 @@
 // With e^a = 2^k (P_hi + P_lo): (e^a +- e^-a) / 2 = 2^(k-1) (P +- 2^-2k / P), the bracket formed as
 // a double-word (1/P with one correction step), rounded once and scaled exactly (overflow rounds
 // once to inf). a is clamped where the result is already inf (sinh, cosh) or 1 (tanh).
+// That is the f64 algorithm. f32 (SPEC §5: 4 ULP; exhaustively within 2, ACCURACY.md) uses the f32
+// exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
+// P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale;
+// tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma.
 #pragma once
+
+#include <type_traits>
 
 #include "math/algorithms/common.hpp"
 #include "math/algorithms/exp.hpp"
@@ -47,7 +53,7 @@ typename P::template F<B> exp_pair(B& b, const typename P::template F<B>& a, typ
   auto red = exp_reduce<P>(b, ac);
   auto e = exp_kernel<P>(b, red.r_hi, red.r_lo);
   auto p = fast_two_sum(b, e.hi, e.lo);
-  auto inv = b.div(b.c(K(1)), p.hi);
+  auto inv = b.recip(p.hi);
   auto inv_lo = b.mul(b.sub(b.fma(b.neg(inv), p.hi, b.c(K(1))), b.mul(inv, p.lo)), inv);
   auto kk = b.sel(b.lt_s(red.k, b.u32(C::kMaxK)), red.k, b.u32(C::kMaxK));
   auto sc = pow2<P>(b, b.sub(b.u32(0), b.add(kk, kk)));
@@ -59,7 +65,7 @@ typename P::template F<B> exp_pair(B& b, const typename P::template F<B>& a, typ
 }
 
 template <class P, class B>
-typename P::template F<B> sinh_fn(B& b, const typename P::template F<B>& x) {
+typename P::template F<B> sinh_dw(B& b, const typename P::template F<B>& x) {
   using C = HyperbolicConstants<P>;
   using K = typename P::K;
   auto a = b.abs(x);
@@ -71,14 +77,14 @@ typename P::template F<B> sinh_fn(B& b, const typename P::template F<B>& x) {
 }
 
 template <class P, class B>
-typename P::template F<B> cosh_fn(B& b, const typename P::template F<B>& x) {
+typename P::template F<B> cosh_dw(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
   auto y = exp_pair<P>(b, b.abs(x), K(1));
   return b.sel(b.is_nan(x), x, y);
 }
 
 template <class P, class B>
-typename P::template F<B> tanh_fn(B& b, const typename P::template F<B>& x) {
+typename P::template F<B> tanh_dw(B& b, const typename P::template F<B>& x) {
   using C = HyperbolicConstants<P>;
   using K = typename P::K;
   auto a = b.abs(x);
@@ -92,7 +98,7 @@ typename P::template F<B> tanh_fn(B& b, const typename P::template F<B>& x) {
   auto sc = pow2<P>(b, red.k);
   auto u = two_sum(b, b.mul(e.hi, sc), b.c(K(1)));
   auto u_lo = b.fma(e.lo, sc, u.lo);
-  auto rcp = b.div(b.c(K(1)), u.hi);
+  auto rcp = b.recip(u.hi);
   auto w = b.mul(b.c(K(2)), rcp);
   auto residual = b.fma(b.neg(w), u_lo, b.fma(b.neg(w), u.hi, b.c(K(2))));
   auto w_lo = b.mul(residual, rcp);
@@ -100,6 +106,71 @@ typename P::template F<B> tanh_fn(B& b, const typename P::template F<B>& x) {
   auto big = with_sign_of<P>(b, b.add(h.hi, b.sub(h.lo, w_lo)), x);
   auto y = b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big);
   return b.sel(b.is_nan(x), x, y);
+}
+
+// f32: (e^a + sign e^-a) / 2 for 0 <= a, e^a = 2^k P.
+template <class B>
+typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
+  using C = HyperbolicConstants<P32>;
+  auto ac = b.sel(b.gt(a, b.c(C::kClamp)), b.c(C::kClamp), a);
+  auto e = exp_f32_parts(b, ac);
+  auto p = b.fma(e.r, e.q, b.c(1.0f));
+  auto p_lo = b.fma(e.r, e.q, b.sub(b.c(1.0f), p));  // 1 - p is exact
+  auto kk = b.sel(b.lt_s(e.k, b.u32(C::kMaxK)), e.k, b.u32(C::kMaxK));
+  auto g = b.mul(b.mul(b.recip(p), pow2<P32>(b, b.sub(b.u32(0), b.add(kk, kk)))), b.c(sign));
+  auto v = b.add(p, b.add(g, p_lo));
+  return scale<P32>(b, v, b.sub(e.k, b.u32(1)));
+}
+
+template <class B>
+typename B::F32 sinh_f32(B& b, const typename B::F32& x) {
+  using C = HyperbolicConstants<P32>;
+  auto a = b.abs(x);
+  auto z = b.mul(x, x);
+  auto small = b.fma(b.mul(x, z), horner(b, z, C::kSinh), x);
+  auto big = with_sign_of<P32>(b, exp_pair_f32(b, a, -1.0f), x);
+  auto y = b.sel(b.lt(a, b.c(C::kSinhSmall)), small, big);
+  return b.sel(b.is_nan(x), x, y);
+}
+
+template <class B>
+typename B::F32 cosh_f32(B& b, const typename B::F32& x) {
+  auto y = exp_pair_f32(b, b.abs(x), 1.0f);
+  return b.sel(b.is_nan(x), x, y);
+}
+
+template <class B>
+typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
+  using C = HyperbolicConstants<P32>;
+  auto a = b.abs(x);
+  auto z = b.mul(x, x);
+  auto small = b.fma(b.mul(x, z), horner(b, z, C::kTanh), x);
+  small = b.sel(b.eq(x, b.c(0.0f)), x, small);  // tanh(-0) = -0
+  auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
+  auto e = exp_f32_parts(b, b.add(ac, ac));  // 2a = k ln2 + r, k in [1, 29]
+  auto sc = pow2<P32>(b, e.k);
+  auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1
+  auto big = with_sign_of<P32>(b, b.fma(b.c(-2.0f), b.recip(d), b.c(1.0f)), x);
+  auto y = b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big);
+  return b.sel(b.is_nan(x), x, y);
+}
+
+template <class P, class B>
+typename P::template F<B> sinh_fn(B& b, const typename P::template F<B>& x) {
+  if constexpr (std::is_same_v<P, P32>) return sinh_f32(b, x);
+  else return sinh_dw<P>(b, x);
+}
+
+template <class P, class B>
+typename P::template F<B> cosh_fn(B& b, const typename P::template F<B>& x) {
+  if constexpr (std::is_same_v<P, P32>) return cosh_f32(b, x);
+  else return cosh_dw<P>(b, x);
+}
+
+template <class P, class B>
+typename P::template F<B> tanh_fn(B& b, const typename P::template F<B>& x) {
+  if constexpr (std::is_same_v<P, P32>) return tanh_f32(b, x);
+  else return tanh_dw<P>(b, x);
 }
 
 }  // namespace vyre::math

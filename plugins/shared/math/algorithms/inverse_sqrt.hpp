@@ -1,9 +1,15 @@
-// inverse_sqrt: y0 = 1 / sqrt(x) (sqrt.rn, div.rn: within 1.5 ulp), then one Newton correction
+// inverse_sqrt: y0 = 1 / sqrt(x) (sqrt.rn, rcp.rn: within 1.5 ulp), then one Newton correction
 // y = y0 + y0 (1 - x y0^2) / 2 with the residual 1 - x y0^2 formed from the exact square y0^2
 // (two_prod), which leaves the result within a hair of correctly rounded. x is first scaled by an
 // even power of two into a range where y0^2 cannot overflow or underflow, and the result scaled
 // back exactly. Specials (+-0, +inf, x < 0, NaN) take y0 itself: +inf, -inf, +0, NaN.
+// That is the f64 algorithm. f32 stops at y0: two correctly rounded operations leave it within 1
+// ULP of the correctly rounded result (sqrt's relative error 2^-24 / m, m in [1, 2) its mantissa,
+// is below one result ulp), which SPEC §5's 2 ULP allows (exhaustively checked, ACCURACY.md); its
+// specials are y0's and no scaling is needed (1/sqrt of every positive f32 is normal).
 #pragma once
+
+#include <type_traits>
 
 #include <limits>
 
@@ -35,7 +41,7 @@ struct InverseSqrtConstants<P64> {
 };
 
 template <class P, class B>
-typename P::template F<B> inverse_sqrt_fn(B& b, const typename P::template F<B>& x) {
+typename P::template F<B> inverse_sqrt_newton(B& b, const typename P::template F<B>& x) {
   using C = InverseSqrtConstants<P>;
   using K = typename P::K;
   auto tiny = b.lt(x, b.c(C::kTiny));
@@ -43,12 +49,18 @@ typename P::template F<B> inverse_sqrt_fn(B& b, const typename P::template F<B>&
   auto factor = b.sel(tiny, b.c(C::kUp), b.sel(huge, b.c(C::kDown), b.c(K(1))));
   auto back = b.sel(tiny, b.c(C::kUpBack), b.sel(huge, b.c(C::kDownBack), b.c(K(1))));
   auto xs = b.mul(x, factor);
-  auto y0 = b.div(b.c(K(1)), b.sqrt(xs));
+  auto y0 = b.recip(b.sqrt(xs));
   auto sq = two_prod(b, y0, y0);
   auto residual = b.fma(b.neg(xs), sq.lo, b.fma(b.neg(xs), sq.hi, b.c(K(1))));
   auto y = b.fma(b.mul(y0, b.c(K(0.5))), residual, y0);
   auto regular = b.and_(b.gt(xs, b.c(K(0))), b.lt(xs, b.c(std::numeric_limits<K>::infinity())));
   return b.mul(b.sel(regular, y, y0), back);
+}
+
+template <class P, class B>
+typename P::template F<B> inverse_sqrt_fn(B& b, const typename P::template F<B>& x) {
+  if constexpr (std::is_same_v<P, P32>) return b.recip(b.sqrt(x));
+  else return inverse_sqrt_newton<P>(b, x);
 }
 
 }  // namespace vyre::math

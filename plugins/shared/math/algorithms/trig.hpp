@@ -1,10 +1,12 @@
 // sin, cos and tan: after the reduction x = n pi/2 + (r_hi + r_lo), both kernels are evaluated
-// (no divergent branch) as double-words
+// (no divergent branch) as double-words (f64 and f32 tan; f32 sin and cos: sin_or_cos_f32)
 //   sin(r) = r + r^3 S(r^2) + r_lo (1 - r^2/2)
 //   cos(r) = (1 - r^2/2) + r^4 C(r^2) - r r_lo    (1 - r^2/2 with its rounding error, r^2 exact)
 // and combined by quadrant: sin x = +-sin r or +-cos r, cos x likewise, and tan x = sin r / cos r
 // or -cos r / sin r, a double-word quotient (one division, one correction step).
 #pragma once
+
+#include <type_traits>
 
 #include "math/algorithms/common.hpp"
 #include "math/algorithms/trig_reduction.hpp"
@@ -51,9 +53,24 @@ DW<typename P::template F<B>> cos_kernel(B& b, const TrigReduction<P, B>& r) {
   return fast_two_sum(b, w, tail);
 }
 
+// f32 sin and cos (SPEC §5: 4 ULP): both kernels in plain f32 arithmetic, r_lo entering once:
+//   sin(r) = r + fma(r^3, S(r^2), r_lo),   cos(r) = fma(r^2, fma(r^2, C(r^2), -1/2), 1)
+// (cos drops r r_lo, below half an ulp of cos r).
+template <class B>
+typename B::F32 sin_or_cos_f32(B& b, const TrigReduction<P32, B>& r, std::uint32_t shift) {
+  auto z = b.mul(r.r_hi, r.r_hi);
+  auto s = b.add(r.r_hi, b.fma(b.mul(z, r.r_hi), horner(b, z, TrigPoly<P32>::kSin), r.r_lo));
+  auto c = b.fma(z, b.fma(z, horner(b, z, TrigPoly<P32>::kCos), b.c(-0.5f)), b.c(1.0f));
+  auto n = b.add(r.n, b.u32(shift));
+  auto odd = b.eq(b.and_(n, b.u32(1)), b.u32(1));
+  auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
+  auto y = b.sel(odd, c, s);
+  return b.sel(negative, b.neg(y), y);
+}
+
 // (sin r, cos r) chosen and signed for the quadrant of sin (shift 0) or cos (shift 1).
 template <class P, class B>
-typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
+typename P::template F<B> sin_or_cos_dw(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
   auto s = sin_kernel<P>(b, r);
   auto c = cos_kernel<P>(b, r);
   auto n = b.add(r.n, b.u32(shift));
@@ -61,6 +78,12 @@ typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::ui
   auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
   auto y = b.add(b.sel(odd, c.hi, s.hi), b.sel(odd, c.lo, s.lo));
   return b.sel(negative, b.neg(y), y);
+}
+
+template <class P, class B>
+typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
+  if constexpr (std::is_same_v<P, P32>) return sin_or_cos_f32(b, r, shift);
+  else return sin_or_cos_dw<P>(b, r, shift);
 }
 
 template <class P, class B>
@@ -89,7 +112,7 @@ typename P::template F<B> tan_fn(B& b, const typename P::template F<B>& x) {
   auto den_hi = b.sel(odd, s.hi, c.hi);
   auto den_lo = b.sel(odd, s.lo, c.lo);
   // q = num / den as q0 + q0_lo: q0 = num_hi * (1/den_hi), then one correction step.
-  auto rcp = b.div(b.c(K(1)), den_hi);
+  auto rcp = b.recip(den_hi);
   auto q0 = b.mul(num_hi, rcp);
   auto residual = b.fma(b.neg(q0), den_hi, num_hi);
   residual = b.add(residual, b.fma(b.neg(q0), den_lo, num_lo));

@@ -42,6 +42,8 @@ class SpirvBackend {
   F64 fma(F64 a, F64 b, F64 c);
   F32 div(F32 a, F32 b);
   F64 div(F64 a, F64 b);
+  F32 recip(F32 a) { return div(c(1.0f), a); }  // 1 / a, correctly rounded
+  F64 recip(F64 a) { return div(c(1.0), a); }
   F32 sqrt(F32 a);
   F64 sqrt(F64 a);
   F32 neg(F32 a) { return {unary(UnOp::Neg, Type::F32, a.id)}; }

@@ -30,6 +30,18 @@ def exp_tail(r):  # e^r = 1 + r + r^2 * g(r)
     return (mp.exp(r) - 1 - r) / (r * r)
 
 
+def expm1_quotient(r):  # e^r = 1 + r * g(r)
+    if r == 0:
+        return mp.mpf(1)
+    return (mp.exp(r) - 1) / r
+
+
+def exp2m1_quotient(f):  # 2^f = 1 + f * g(f)
+    if f == 0:
+        return mp.log(2)
+    return (mp.power(2, f) - 1) / f
+
+
 def log_tail(z):  # 2 atanh(s) = 2 s + s * z * g(z), z = s^2
     if z == 0:
         return mp.mpf(2) / 3
@@ -66,6 +78,8 @@ def precise(fn):
 FITS = {
     # name: (g, lo, hi)
     "exp": (precise(exp_tail), -mp.mpf("0.3467"), mp.mpf("0.3467")),
+    "expm1": (precise(expm1_quotient), -mp.mpf("0.3467"), mp.mpf("0.3467")),
+    "exp2m1": (precise(exp2m1_quotient), -mp.mpf("0.5"), mp.mpf("0.5")),
     "log": (precise(log_tail), mp.mpf(0), mp.mpf("0.02945")),
     "sin": (precise(odd_tail(mp.sin, mp.mpf(-1) / 6)), mp.mpf(0), mp.mpf("0.6242")),
     "cos": (precise(cos_tail), mp.mpf(0), mp.mpf("0.6242")),
@@ -190,6 +204,7 @@ def hexf(v, fmt):
 # (name, format, degree)
 PLAN = [
     ("exp", "f64", 11), ("exp", "f32", 5),
+    ("expm1", "f32", 6), ("exp2m1", "f32", 6),
     ("log", "f64", 7), ("log", "f32", 3),
     ("sin", "f64", 6), ("sin", "f32", 3),
     ("cos", "f64", 6), ("cos", "f32", 3),
