@@ -185,6 +185,17 @@ struct RunArguments {
 RunArguments run_arguments(const std::shared_ptr<PyProgram>& program, const py::args& args,
                            const py::kwargs& kwargs);
 
+// Resident and group dispatch: the object bound to each non-workgroup buffer of `ir`, in
+// declaration order, from positional arguments (after an optional leading Config, stored in
+// `*config`) and keywords by buffer name. Extra, unknown, twice-bound and unbound buffers raise
+// INVALID_ARGUMENT; `what_to_pass` names what an unbound buffer wants ("buffer", "buffers").
+struct BufferBindings {
+  std::vector<std::size_t> slots;    // buffer indices of ir.buffers
+  std::vector<py::handle> objects;   // per slot
+};
+BufferBindings bind_buffers(const vyre::Program& ir, const py::args& args, const py::kwargs& kwargs,
+                            DispatchConfig* config, const char* what_to_pass);
+
 // Allocate the outputs for these inputs, as arrays, and the spans the dispatch writes.
 struct Outputs {
   std::vector<py::array> arrays;

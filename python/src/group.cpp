@@ -119,32 +119,11 @@ GroupArguments group_arguments(const py::handle& program, const py::args& args, 
   GroupArguments out;
   out.program = program.cast<std::shared_ptr<PyProgram>>();
   const vyre::Program& ir = out.program->ir();
-  std::vector<std::size_t> slots;
-  for (std::size_t i = 0; i < ir.buffers.size(); ++i)
-    if (ir.buffers[i].access != Access::Workgroup) slots.push_back(i);
-  std::vector<py::handle> given(slots.size());
-  std::size_t position = 0;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (i == 0 && py::isinstance<DispatchConfig>(args[0])) {
-      out.config = args[0].cast<DispatchConfig>();
-      continue;
-    }
-    if (position >= slots.size())
-      invalid_argument("too many positional bindings: the program binds " + std::to_string(slots.size()) + " buffers",
-                       "bind each non-workgroup buffer once, in declaration order or by name");
-    given[position++] = args[i];
-  }
-  for (auto item : kwargs) {
-    const std::string name = item.first.cast<std::string>();
-    std::size_t k = 0;
-    while (k < slots.size() && ir.buffers[slots[k]].name != name) ++k;
-    if (k == slots.size()) invalid_argument("'" + name + "' is not a bindable buffer of the program", "bind buffers by their names");
-    if (given[k]) invalid_argument("buffer '" + name + "' is bound twice", "bind it once");
-    given[k] = item.second;
-  }
+  const BufferBindings bound = bind_buffers(ir, args, kwargs, &out.config, "buffers");
+  const std::vector<std::size_t>& slots = bound.slots;
+  const std::vector<py::handle>& given = bound.objects;
   for (std::size_t k = 0; k < slots.size(); ++k) {
     const BufferDecl& decl = ir.buffers[slots[k]];
-    if (!given[k]) invalid_argument("buffer '" + decl.name + "' is not bound", "pass " + decl.name + "=buffers");
     const bool is_list = (py::isinstance<py::list>(given[k]) || py::isinstance<py::tuple>(given[k]));
     if (is_list) {
       out.bindings.push_back(host::GroupBinding::of(buffers_of(given[k], decl.name.c_str())));

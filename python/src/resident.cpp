@@ -92,33 +92,9 @@ ResidentArguments resident_arguments(const PyBackend& backend, const py::handle&
   out.cached = cached;
   out.program = program.cast<std::shared_ptr<PyProgram>>();
   const vyre::Program& ir = out.program->ir();
-  const std::vector<std::size_t> slots = bound_buffers(ir);
-  std::vector<py::handle> given(slots.size());
-  std::size_t position = 0;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (i == 0 && py::isinstance<DispatchConfig>(args[0])) {
-      out.config = args[0].cast<DispatchConfig>();
-      continue;
-    }
-    if (position >= slots.size())
-      invalid_argument("too many positional bindings: the program binds " + std::to_string(slots.size()) + " buffers",
-                       "bind each non-workgroup buffer once, in declaration order or by name");
-    given[position++] = args[i];
-  }
-  for (auto item : kwargs) {
-    const std::string name = item.first.cast<std::string>();
-    std::size_t k = 0;
-    while (k < slots.size() && ir.buffers[slots[k]].name != name) ++k;
-    if (k == slots.size())
-      invalid_argument("'" + name + "' is not a bindable buffer of the program", "bind buffers by their names");
-    if (given[k]) invalid_argument("buffer '" + name + "' is bound twice", "bind it once");
-    given[k] = item.second;
-  }
-  for (std::size_t k = 0; k < slots.size(); ++k) {
-    const BufferDecl& decl = ir.buffers[slots[k]];
-    if (!given[k]) invalid_argument("buffer '" + decl.name + "' is not bound", "pass " + decl.name + "=buffer");
-    out.bindings.push_back(binding_of(backend, decl, given[k], out));
-  }
+  const BufferBindings given = bind_buffers(ir, args, kwargs, &out.config, "buffer");
+  for (std::size_t k = 0; k < given.slots.size(); ++k)
+    out.bindings.push_back(binding_of(backend, ir.buffers[given.slots[k]], given.objects[k], out));
   out.waits.wait();
   return out;
 }
@@ -151,6 +127,38 @@ host::SequenceStep sequence_step(const host::Backend& backend, const py::handle&
 }
 
 }  // namespace
+
+BufferBindings bind_buffers(const vyre::Program& ir, const py::args& args, const py::kwargs& kwargs,
+                            DispatchConfig* config, const char* what_to_pass) {
+  BufferBindings out;
+  out.slots = bound_buffers(ir);
+  out.objects.resize(out.slots.size());
+  std::size_t position = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i == 0 && py::isinstance<DispatchConfig>(args[0])) {
+      *config = args[0].cast<DispatchConfig>();
+      continue;
+    }
+    if (position >= out.slots.size())
+      invalid_argument("too many positional bindings: the program binds " + std::to_string(out.slots.size()) + " buffers",
+                       "bind each non-workgroup buffer once, in declaration order or by name");
+    out.objects[position++] = args[i];
+  }
+  for (auto item : kwargs) {
+    const std::string name = item.first.cast<std::string>();
+    std::size_t k = 0;
+    while (k < out.slots.size() && ir.buffers[out.slots[k]].name != name) ++k;
+    if (k == out.slots.size())
+      invalid_argument("'" + name + "' is not a bindable buffer of the program", "bind buffers by their names");
+    if (out.objects[k]) invalid_argument("buffer '" + name + "' is bound twice", "bind it once");
+    out.objects[k] = item.second;
+  }
+  for (std::size_t k = 0; k < out.slots.size(); ++k) {
+    const std::string& name = ir.buffers[out.slots[k]].name;
+    if (!out.objects[k]) invalid_argument("buffer '" + name + "' is not bound", "pass " + name + "=" + what_to_pass);
+  }
+  return out;
+}
 
 void PyResident::upload(const py::handle& value, std::uint64_t offset) const {
   py::array a = py::module_::import("numpy").attr("ascontiguousarray")(value);
