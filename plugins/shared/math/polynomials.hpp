@@ -24,6 +24,12 @@ inline constexpr double k_log_f64[] = {0x1.5555555555555p-1, 0x1.9999999999a39p-
 // log, f32: z in [0.0, 0.02945], degree 3, max_rel_error 2^-25.0
 inline constexpr float k_log_f32[] = {0x1.5555560000000p-1f, 0x1.9996a60000000p-2f, 0x1.2580820000000p-2f, 0x1.aa88cc0000000p-3f};
 
+// log1p, f32: z in [-0.292893, 0.414214], degree 9, max_rel_error 2^-26.41
+inline constexpr float k_log1p_f32[] = {-0x1.0000000000000p-1f, 0x1.55554e0000000p-2f, -0x1.0000000000000p-2f, 0x1.99a1380000000p-3f, -0x1.555cf00000000p-3f, 0x1.237bea0000000p-3f, -0x1.fc57fa0000000p-4f, 0x1.e3526c0000000p-4f, -0x1.dbaaf60000000p-4f, 0x1.1929ac0000000p-4f};
+
+// log2_1p, f32: z in [-0.292893, 0.414214], degree 9, max_rel_error 2^-24.95
+inline constexpr float k_log2_1p_f32[] = {-0x1.7154760000000p-1f, 0x1.ec70940000000p-2f, -0x1.7154760000000p-2f, 0x1.277c440000000p-2f, -0x1.ec7b960000000p-3f, 0x1.a485c80000000p-3f, -0x1.6eb1440000000p-3f, 0x1.5ca4a20000000p-3f, -0x1.571f2e0000000p-3f, 0x1.95a1d60000000p-4f};
+
 // sin, f64: z in [0.0, 0.6242], degree 6, max_rel_error 2^-54.0
 inline constexpr double k_sin_f64[] = {-0x1.5555555555555p-3, 0x1.1111111110eacp-7, -0x1.a01a019f6761ep-13, 0x1.71de39248fdb7p-19, -0x1.ae627f8f53edep-26, 0x1.5fd4605ac839ap-33, -0x1.f2d06ef11831fp-42};
 

@@ -72,9 +72,15 @@ struct LogParts {
   DW<typename P::template F<B>> lm;   // log(m), |lo| <= ulp(hi)
 };
 
-// e and log(m) for finite x > 0.
 template <class P, class B>
-LogParts<P, B> log_parts(B& b, const typename P::template F<B>& x) {
+struct LogReduced {
+  typename P::template F<B> e;  // the exponent, as a float (exact)
+  typename P::template F<B> f;  // m - 1 (exact), m in [sqrt(1/2), sqrt(2))
+};
+
+// x = 2^e m for finite x > 0.
+template <class P, class B>
+LogReduced<P, B> log_reduce(B& b, const typename P::template F<B>& x) {
   using C = LogConstants<P>;
   using K = typename P::K;
   auto tiny = b.lt(x, b.c(C::kMinNormal));
@@ -87,9 +93,16 @@ LogParts<P, B> log_parts(B& b, const typename P::template F<B>& x) {
   auto m = P::from_bits(b, m_bits);
   auto e_int = exponent_as_s32<P>(b, e_wide);
   e_int = b.sub(e_int, b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
-  auto e = exponent_to_float<P>(b, e_int);
+  return {exponent_to_float<P>(b, e_int), b.sub(m, b.c(K(1)))};
+}
 
-  auto f = b.sub(m, b.c(K(1)));
+// e and log(m) for finite x > 0.
+template <class P, class B>
+LogParts<P, B> log_parts(B& b, const typename P::template F<B>& x) {
+  using C = LogConstants<P>;
+  using K = typename P::K;
+  auto red = log_reduce<P>(b, x);
+  auto f = red.f;
   auto s = b.div(f, b.add(b.c(K(2)), f));
   auto z = b.mul(s, s);
   auto r = b.mul(z, horner(b, z, C::kPoly));
@@ -98,7 +111,7 @@ LogParts<P, B> log_parts(B& b, const typename P::template F<B>& x) {
   auto corr = b.mul(s, b.add(hfsq.hi, r));
   auto a = two_sum(b, f, b.neg(hfsq.hi));
   auto lo = b.add(b.sub(a.lo, hfsq.lo), corr);
-  return {e, fast_two_sum(b, a.hi, lo)};
+  return {red.e, fast_two_sum(b, a.hi, lo)};
 }
 
 // The result for x that is not finite and positive: -inf for +-0, NaN for x < 0, x otherwise
@@ -121,6 +134,15 @@ typename B::Pred log_domain(B& b, const typename P::template F<B>& x) {
 template <class P, class B>
 typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
   using C = LogConstants<P>;
+  if constexpr (std::is_same_v<P, P32>) {
+    // f32 (SPEC allows 2 ULP): log(m) = fma(f^2, G(f), f) with G a degree-9 minimax fit of
+    // (log(1 + f) - f) / f^2, then one fma with e ln2 (ln2 rounded to f32; its error is below
+    // 0.1 result ulp). No division, no double-word.
+    auto red = log_reduce<P>(b, x);
+    auto lm = b.fma(b.mul(red.f, red.f), horner(b, red.f, poly::k_log1p_f32), red.f);
+    auto y = b.fma(red.e, b.c(C::kLn2Hi), lm);
+    return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+  }
   auto parts = log_parts<P>(b, x);
   auto eln2 = two_prod(b, parts.e, b.c(C::kLn2Hi));
   auto lo = b.add(b.fma(parts.e, b.c(C::kLn2Lo), eln2.lo), parts.lm.lo);
@@ -132,6 +154,15 @@ typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
 template <class P, class B>
 typename P::template F<B> log2_fn(B& b, const typename P::template F<B>& x) {
   using C = LogConstants<P>;
+  if constexpr (std::is_same_v<P, P32>) {
+    // f32: log2(m) = fma(f, 1/ln2 (hi), fma(f, 1/ln2 (lo), f^2 G2(f))) with G2 a degree-9 minimax
+    // fit of (log2(1 + f) - f/ln2) / f^2, then e + log2(m) rounded once (exact for e = 0).
+    auto red = log_reduce<P>(b, x);
+    auto q = b.mul(b.mul(red.f, red.f), horner(b, red.f, poly::k_log2_1p_f32));
+    auto lm = b.fma(red.f, b.c(C::kInvLn2Hi), b.fma(red.f, b.c(C::kInvLn2Lo), q));
+    auto y = b.add(red.e, lm);
+    return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+  }
   auto parts = log_parts<P>(b, x);
   auto p = two_prod(b, parts.lm.hi, b.c(C::kInvLn2Hi));
   auto lo = b.fma(parts.lm.hi, b.c(C::kInvLn2Lo), b.fma(parts.lm.lo, b.c(C::kInvLn2Hi), p.lo));

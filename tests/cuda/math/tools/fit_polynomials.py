@@ -49,6 +49,16 @@ def log_tail(z):  # 2 atanh(s) = 2 s + s * z * g(z), z = s^2
     return (2 * mp.atanh(s) - 2 * s) / (s * z)
 
 
+def log1p_tail(f):  # log(1 + f) = f + f^2 * g(f)
+    if f == 0:
+        return mp.mpf(-1) / 2
+    return (mp.log1p(f) - f) / (f * f)
+
+
+def log2_1p_tail(f):  # log2(1 + f) = f / ln2 + f^2 * g(f)
+    return log1p_tail(f) / mp.log(2)
+
+
 def odd_tail(fn, c3):  # fn(x) = x + x^3 * g(x^2)
     def g(z):
         if z == 0:
@@ -81,6 +91,8 @@ FITS = {
     "expm1": (precise(expm1_quotient), -mp.mpf("0.3467"), mp.mpf("0.3467")),
     "exp2m1": (precise(exp2m1_quotient), -mp.mpf("0.5"), mp.mpf("0.5")),
     "log": (precise(log_tail), mp.mpf(0), mp.mpf("0.02945")),
+    "log1p": (precise(log1p_tail), mp.sqrt(mp.mpf(1) / 2) - 1, mp.sqrt(2) - 1),
+    "log2_1p": (precise(log2_1p_tail), mp.sqrt(mp.mpf(1) / 2) - 1, mp.sqrt(2) - 1),
     "sin": (precise(odd_tail(mp.sin, mp.mpf(-1) / 6)), mp.mpf(0), mp.mpf("0.6242")),
     "cos": (precise(cos_tail), mp.mpf(0), mp.mpf("0.6242")),
     "asin": (precise(odd_tail(mp.asin, mp.mpf(1) / 6)), mp.mpf(0), mp.mpf("0.25")),
@@ -206,6 +218,7 @@ PLAN = [
     ("exp", "f64", 11), ("exp", "f32", 5),
     ("expm1", "f32", 6), ("exp2m1", "f32", 6),
     ("log", "f64", 7), ("log", "f32", 3),
+    ("log1p", "f32", 9), ("log2_1p", "f32", 9),
     ("sin", "f64", 6), ("sin", "f32", 3),
     ("cos", "f64", 6), ("cos", "f32", 3),
     ("asin", "f64", 12), ("asin", "f32", 5),
