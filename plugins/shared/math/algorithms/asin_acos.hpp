@@ -7,6 +7,8 @@
 // sqrt of a negative number, NaN; NaN propagates.
 #pragma once
 
+#include <type_traits>
+
 #include "math/algorithms/common.hpp"
 #include "math/polynomials.hpp"
 
@@ -52,11 +54,15 @@ AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   auto z = b.sel(small, zs, zb);
   auto poly = horner(b, z, C::kPoly);
   auto s = b.sqrt(zb);
+  auto small_tail = b.mul(b.mul(x, zs), poly);
+  if constexpr (std::is_same_v<P, P32>) {
+    // f32 (SPEC allows 4 ULP): sqrt.rn's error (half an ulp of s) is kept, no residual division.
+    return {small, small_tail, s, b.mul(b.mul(s, zb), poly)};
+  }
   // s_lo = (zb - s^2) / (2 s); zero when s is zero (x = +-1).
   auto residual = b.fma(b.neg(s), s, zb);
   auto s_lo = b.sel(b.gt(s, b.c(K(0))), b.div(residual, b.add(s, s)), b.c(K(0)));
   auto s_tail = b.fma(b.mul(s, zb), poly, s_lo);
-  auto small_tail = b.mul(b.mul(x, zs), poly);
   return {small, small_tail, s, s_tail};
 }
 
@@ -66,6 +72,12 @@ typename P::template F<B> asin_fn(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
   auto small = b.add(x, parts.small_tail);
+  if constexpr (std::is_same_v<P, P32>) {
+    // (pi/2 (hi) - 2 s) + (pi/2 (lo) - 2 s_tail): 2 s is exact, no double-word.
+    auto hi = b.sub(b.c(C::kPio2Hi), b.add(parts.s, parts.s));
+    auto big = with_sign_of<P>(b, b.add(hi, b.fma(b.c(K(-2)), parts.s_tail, b.c(C::kPio2Lo))), x);
+    return b.sel(parts.small, small, big);
+  }
   // pi/2 - 2 (s + s_tail)
   auto h = two_sum(b, b.c(C::kPio2Hi), b.mul(b.c(K(-2)), parts.s));
   auto lo = b.fma(b.c(K(-2)), parts.s_tail, b.add(h.lo, b.c(C::kPio2Lo)));
@@ -78,6 +90,16 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   using C = AsinConstants<P>;
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
+  if constexpr (std::is_same_v<P, P32>) {
+    // f32: the same sums without double-words: (pi/2 (hi) - x) + (pi/2 (lo) - small_tail);
+    // x > 0: 2 (s + s_tail); x < 0: (pi (hi) - 2 s) + (pi (lo) - 2 s_tail).
+    auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.sub(b.c(C::kPio2Lo), parts.small_tail));
+    auto positive = b.gt(x, b.c(K(0)));
+    auto pos = b.mul(b.c(K(2)), b.add(parts.s, parts.s_tail));
+    auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(parts.s, parts.s)),
+                     b.fma(b.c(K(-2)), parts.s_tail, b.c(C::kPiLo)));
+    return b.sel(parts.small, small, b.sel(positive, pos, neg));
+  }
   // pi/2 - (x + small_tail)
   auto hs = two_sum(b, b.c(C::kPio2Hi), b.neg(x));
   auto small = b.add(hs.hi, b.add(hs.lo, b.sub(b.c(C::kPio2Lo), parts.small_tail)));

@@ -7,6 +7,8 @@
 // the constant is added as a double-word. The sign of x is copied onto the result; NaN propagates.
 #pragma once
 
+#include <type_traits>
+
 #include "math/algorithms/common.hpp"
 #include "math/polynomials.hpp"
 
@@ -43,6 +45,20 @@ template <class P, class B>
 typename P::template F<B> atan_fn(B& b, const typename P::template F<B>& x) {
   using C = AtanConstants<P>;
   using K = typename P::K;
+  if constexpr (std::is_same_v<P, P32>) {
+    // f32 (SPEC allows 5 ULP): t = |x| or 1/|x| (rcp.rn) in [0, 1], atan t = t + t^3 T1(t^2) with
+    // T1 a degree-8 minimax fit on t^2 in [0, 1] (one fma-Horner), and for |x| > 1
+    // atan |x| = (pi/2 (hi) - t) + (pi/2 (lo) - t^3 T1). No double-words.
+    auto a = b.abs(x);
+    auto big = b.gt(a, b.c(K(1)));
+    auto t = b.sel(big, b.recip(a), a);
+    auto z = b.mul(t, t);
+    auto u = b.mul(b.mul(t, z), horner(b, z, poly::k_atan1_f32));
+    auto small_y = b.add(t, u);
+    auto big_y = b.add(b.sub(b.c(C::kPio2Hi), t), b.sub(b.c(C::kPio2Lo), u));
+    auto signed_y = with_sign_of<P>(b, b.sel(big, big_y, small_y), x);
+    return b.sel(b.is_nan(x), x, signed_y);
+  }
   auto a = b.abs(x);
   a = b.sel(b.gt(a, b.c(C::kClamp)), b.c(C::kClamp), a);
   auto mid = b.gt(a, b.c(C::kTanPi8));

@@ -95,6 +95,7 @@ FITS = {
     "log2_1p": (precise(log2_1p_tail), mp.sqrt(mp.mpf(1) / 2) - 1, mp.sqrt(2) - 1),
     "sin": (precise(odd_tail(mp.sin, mp.mpf(-1) / 6)), mp.mpf(0), mp.mpf("0.6242")),
     "cos": (precise(cos_tail), mp.mpf(0), mp.mpf("0.6242")),
+    "atan1": (precise(odd_tail(mp.atan, mp.mpf(-1) / 3)), mp.mpf(0), mp.mpf(1)),
     "asin": (precise(odd_tail(mp.asin, mp.mpf(1) / 6)), mp.mpf(0), mp.mpf("0.25")),
     "atan": (precise(odd_tail(mp.atan, mp.mpf(-1) / 3)), mp.mpf(0), mp.mpf("0.1717")),
     "sinh": (precise(odd_tail(mp.sinh, mp.mpf(1) / 6)), mp.mpf(0), mp.mpf("1.0001")),
@@ -222,7 +223,7 @@ PLAN = [
     ("sin", "f64", 6), ("sin", "f32", 3),
     ("cos", "f64", 6), ("cos", "f32", 3),
     ("asin", "f64", 12), ("asin", "f32", 5),
-    ("atan", "f64", 11), ("atan", "f32", 5),
+    ("atan", "f64", 11), ("atan", "f32", 5), ("atan1", "f32", 8),
     ("sinh", "f64", 7), ("sinh", "f32", 4),
     ("tanh", "f64", 10), ("tanh", "f32", 5),
 ]
