@@ -5,6 +5,7 @@
 // One polynomial evaluation serves both ranges (its argument is selected). The constant sums are
 // double-word (two_sum), so the cancellation near a = 1/2 costs nothing. |x| > 1 and +-inf give
 // sqrt of a negative number, NaN; NaN propagates.
+// f32 (bound 4 ULP) drops the square root's residual and forms the constant sums in plain f32.
 #pragma once
 
 #include <type_traits>

@@ -5,6 +5,7 @@
 // where t' = atan(t) = t + t^3 T(t^2) (minimax T, t^2 <= 0.1717). The quotient is one division,
 // t = num / den as a double-word (num and den with their rounding errors, one correction step);
 // the constant is added as a double-word. The sign of x is copied onto the result; NaN propagates.
+// f32 (bound 5 ULP) uses one reduction t = |x| or 1/|x| and one polynomial on [0, 1] instead (atan_fn).
 #pragma once
 
 #include <type_traits>

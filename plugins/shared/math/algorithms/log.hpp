@@ -6,6 +6,7 @@
 // formed as a double-word (f - f^2/2 with two_sum and an exact f^2/2). Then
 //   log(x)  = e*ln2 + log(m)          (double-word arithmetic, one final rounding)
 //   log2(x) = e + log(m) * (1/ln2)
+// f32 (bound 2 ULP) skips s and the double-words: log(m) = fma(f^2, G(f), f), see log_fn/log2_fn.
 // Specials: log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN -> NaN.
 #pragma once
 
