@@ -36,3 +36,20 @@ def cpp_programs(tmp_path_factory):
     out = tmp_path_factory.mktemp("cpp_programs")
     subprocess.run([tool, str(out)], check=True)
     return {p.stem: vyre.Program.load(str(p)) for p in out.glob("*.wire")}
+
+
+# A cuda backend on the fake CUDA driver (tests/cuda/runtime/fake_driver, VYRE_FAKE_CUDA_LIBRARY,
+# set by ctest), with a private JIT cache; skipped where the fake or the cuda plugin is not built.
+@pytest.fixture
+def fake_cuda(monkeypatch, tmp_path):
+    library = os.environ.get("VYRE_FAKE_CUDA_LIBRARY")
+    if not library:
+        pytest.skip("the fake CUDA driver is not built here")
+    monkeypatch.setenv("VYRE_CUDA_DRIVER_LIBRARY", library)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for name in ("VYRE_CUDA_FAIL", "VYRE_CUDA_DEVICE_ORDINAL", "CUDA_CACHE_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    registry = vyre.Registry(use_environment=False)
+    if registry.find("cuda") is None:
+        pytest.skip("the cuda plugin is not built here")
+    return registry.create("cuda")

@@ -233,19 +233,9 @@ class DeviceArray:
 
 
 @pytest.fixture
-def fake(monkeypatch, tmp_path):
-    library = os.environ.get("VYRE_FAKE_CUDA_LIBRARY")
-    if not library:
-        pytest.skip("the fake CUDA driver is not built here")
-    monkeypatch.setenv("VYRE_CUDA_DRIVER_LIBRARY", library)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    for name in ("VYRE_CUDA_FAIL", "VYRE_CUDA_DEVICE_ORDINAL", "CUDA_CACHE_PATH"):
-        monkeypatch.delenv(name, raising=False)
-    registry = vyre.Registry(use_environment=False)
-    if registry.find("cuda") is None:
-        pytest.skip("the cuda plugin is not built here")
-    backend = registry.create("cuda")
-    driver = ctypes.CDLL(library)  # the library the plugin loaded: the same counters
+def fake(fake_cuda):
+    backend = fake_cuda
+    driver = ctypes.CDLL(os.environ["VYRE_FAKE_CUDA_LIBRARY"])  # the library the plugin loaded: the same counters
     driver.fake_cuda_call_count.restype = ctypes.c_uint64
     driver.fake_cuda_call_count.argtypes = [ctypes.c_char_p]
     launches = []

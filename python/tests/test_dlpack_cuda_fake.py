@@ -1,28 +1,11 @@
 """DLPack on the cuda backend over the fake CUDA driver (tests/cuda/runtime/fake_driver): a cuda
 buffer exports its device pointer (DLPack device kDLCUDA) and a CUDA capsule imports back into
 the same memory, on machines without a GPU. Skipped where the fake driver is not built."""
-import os
-
 import numpy as np
 import pytest
 
 import dlpack_capsules
 import vyre
-
-
-@pytest.fixture
-def fake_cuda(monkeypatch, tmp_path):
-    library = os.environ.get("VYRE_FAKE_CUDA_LIBRARY")
-    if not library:
-        pytest.skip("the fake CUDA driver is not built here")
-    monkeypatch.setenv("VYRE_CUDA_DRIVER_LIBRARY", library)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    for name in ("VYRE_CUDA_FAIL", "VYRE_CUDA_DEVICE_ORDINAL", "CUDA_CACHE_PATH"):
-        monkeypatch.delenv(name, raising=False)
-    registry = vyre.Registry(use_environment=False)
-    if registry.find("cuda") is None:
-        pytest.skip("the cuda plugin is not built here")
-    return registry.create("cuda")
 
 
 def test_a_cuda_buffer_exports_its_device_pointer_and_imports_back(fake_cuda):

@@ -227,11 +227,10 @@ TEST_CASE("vyre backends lists every device of the cuda plugin (three on the fak
   CHECK(devices.at(1).at("target") == "sm_90");
 }
 
-TEST_CASE("vyre run --devices runs a device group of the cuda plugin (fake driver) and checks its options") {
-  // The fake driver runs no kernels here: this checks the wiring, options and error codes; the
-  // results are checked in tests/cuda/runtime/test_cuda_fake_group.cpp and test_cuda_gpu_group.cpp.
-  const std::string env = "-u VYRE_CUDA_DEVICE_ORDINAL VYRE_CUDA_DRIVER_LIBRARY='" FAKE_CUDA_LIBRARY
-                          "' FAKE_CUDA_DEVICES=3 XDG_CACHE_HOME='" + (work_dir() / "cache").string() + "'";
+namespace {
+
+// out[i] = a[i] + 1 over 1000 u32 in workgroups of 64: the device-group runs' program.
+Program increment_program() {
   using namespace vyre::dsl;
   ProgramBuilder b;
   b.workgroup(64);
@@ -239,8 +238,18 @@ TEST_CASE("vyre run --devices runs a device group of the cuda plugin (fake drive
   Buf out = b.buffer("out", Access::Output, Type::U32, 1000);
   Expr i = b.let("i", invocation_id(0));
   b.if_(lt(i, u32(1000)), [&] { b.store(out, i, a[i] + u32(1)); });
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("vyre run --devices runs a device group of the cuda plugin (fake driver) and checks its options") {
+  // The fake driver runs no kernels here: this checks the wiring, options and error codes; the
+  // results are checked in tests/cuda/runtime/test_cuda_fake_group.cpp and test_cuda_gpu_group.cpp.
+  const std::string env = "-u VYRE_CUDA_DEVICE_ORDINAL VYRE_CUDA_DRIVER_LIBRARY='" FAKE_CUDA_LIBRARY
+                          "' FAKE_CUDA_DEVICES=3 XDG_CACHE_HOME='" + (work_dir() / "cache").string() + "'";
   const fs::path path = work_dir() / "group_program.json";
-  save_program_file(b.build(), path);
+  save_program_file(increment_program(), path);
   const std::string run = "run " + path.string() + " --zeros --max-values 4 ";
 
   const Result ok = vyre_cli(run + "--devices 0,2,1 --place a=split --place out=gather", env);
@@ -270,15 +279,8 @@ TEST_CASE("vyre run --join runs one rank of a group over processes (fake driver,
                           "-u PMI_RANK -u PMI_SIZE -u OMPI_COMM_WORLD_LOCAL_RANK -u LOCAL_RANK VYRE_CUDA_DRIVER_LIBRARY='" FAKE_CUDA_LIBRARY
                           "' VYRE_NCCL_LIBRARY='" FAKE_NCCL_LIBRARY "' FAKE_CUDA_DEVICES=2 XDG_CACHE_HOME='" +
                           (work_dir() / "cache").string() + "'";
-  using namespace vyre::dsl;
-  ProgramBuilder b;
-  b.workgroup(64);
-  Buf a = b.buffer("a", Access::Read, Type::U32, 1000);
-  Buf out = b.buffer("out", Access::Output, Type::U32, 1000);
-  Expr i = b.let("i", invocation_id(0));
-  b.if_(lt(i, u32(1000)), [&] { b.store(out, i, a[i] + u32(1)); });
   const fs::path path = work_dir() / "join_program.json";
-  save_program_file(b.build(), path);
+  save_program_file(increment_program(), path);
   const fs::path id = work_dir() / "join.id";
   fs::remove(id);
   const std::string run = "run " + path.string() + " --zeros --max-values 4 --place a=split --place out=gather ";
