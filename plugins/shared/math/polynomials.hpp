@@ -42,6 +42,9 @@ inline constexpr double k_cos_f64[] = {0x1.5555555555555p-5, -0x1.6c16c16c1674cp
 // cos, f32: z in [0.0, 0.6242], degree 3, max_rel_error 2^-25.0
 inline constexpr float k_cos_f32[] = {0x1.5555560000000p-5f, -0x1.6c19240000000p-10f, 0x1.a2a1fa0000000p-16f, -0x1.d2efe60000000p-22f};
 
+// tan, f32: z in [0.0, 0.6242], degree 6, max_rel_error 2^-24.99
+inline constexpr float k_tan_f32[] = {0x1.5555560000000p-2f, 0x1.1110480000000p-3f, 0x1.ba67da0000000p-5f, 0x1.60f7f20000000p-6f, 0x1.4f1eaa0000000p-7f, 0x1.9593300000000p-11f, 0x1.0b720c0000000p-8f};
+
 // asin, f64: z in [0.0, 0.25], degree 12, max_rel_error 2^-53.0
 inline constexpr double k_asin_f64[] = {0x1.5555555555556p-3, 0x1.3333333332e84p-4, 0x1.6db6db6e38803p-5, 0x1.f1c71c19d5450p-6, 0x1.6e8bb25ddfc4bp-6, 0x1.1c4d286b7ac66p-6, 0x1.c9d08bc73a001p-7, 0x1.7817d8c7723e3p-7, 0x1.529e1899a8e2cp-7, 0x1.62a4ac6e6c8c4p-8, 0x1.1f1b0fd5c6684p-6, -0x1.eccf9fcf63a14p-7, 0x1.d93907203017fp-6};
 

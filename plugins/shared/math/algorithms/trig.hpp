@@ -3,7 +3,9 @@
 //   sin(r) = r + r^3 S(r^2) + r_lo (1 - r^2/2)
 //   cos(r) = (1 - r^2/2) + r^4 C(r^2) - r r_lo    (1 - r^2/2 with its rounding error, r^2 exact)
 // and combined by quadrant: sin x = +-sin r or +-cos r, cos x likewise, and tan x = sin r / cos r
-// or -cos r / sin r, a double-word quotient (one division, one correction step).
+// or -cos r / sin r, a double-word quotient (one division, one correction step) (f64).
+// f32 tan (tan_f32) has its own kernel instead: tan r = r + r^3 T(r^2) in plain f32, and -1/tan r
+// from that sum's double-word with one reciprocal and one correction.
 #pragma once
 
 #include <type_traits>
@@ -100,8 +102,28 @@ typename P::template F<B> cos_fn(B& b, const typename P::template F<B>& x) {
   return sin_or_cos<P>(b, r, 1);
 }
 
+// f32 tan (SPEC §5: 5 ULP; exhaustively within 1, ACCURACY.md): one odd polynomial on the reduced
+// argument, tan r = r_hi + t with t = fma(r_hi^3, T(r_hi^2), r_lo (1 + r_hi^2)) (T a degree-6 fit on
+// |r| <= 0.79; r_lo enters with tan's derivative 1 + tan^2 r, approximated by 1 + r^2), kept as the
+// double-word (t_hi, t_lo) = fast_two_sum(r_hi, t). Even quadrants return t_hi; odd quadrants
+// -1/(t_hi + t_lo) = -(q + q e) with q = rcp(t_hi) and e = 1 - q t_hi - q t_lo (two fma, the first
+// exact), so the reciprocal rounds once more only at its last fma.
+template <class B>
+typename B::F32 tan_f32(B& b, const typename B::F32& x) {
+  auto r = trig_reduce<P32>(b, x);
+  auto z = b.mul(r.r_hi, r.r_hi);
+  auto tail = b.fma(b.mul(z, r.r_hi), horner(b, z, poly::k_tan_f32), b.fma(r.r_lo, z, r.r_lo));
+  auto t = fast_two_sum(b, r.r_hi, tail);
+  auto q = b.recip(t.hi);
+  auto e = b.fma(b.neg(q), t.lo, b.fma(b.neg(q), t.hi, b.c(1.0f)));
+  auto cot = b.fma(q, e, q);
+  auto odd = b.eq(b.and_(r.n, b.u32(1)), b.u32(1));
+  auto y = b.sel(odd, b.neg(cot), t.hi);
+  return b.sel(b.eq(x, b.c(0.0f)), x, y);  // tan(-0) = -0
+}
+
 template <class P, class B>
-typename P::template F<B> tan_fn(B& b, const typename P::template F<B>& x) {
+typename P::template F<B> tan_dw(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
   auto r = trig_reduce<P>(b, x);
   auto s = sin_kernel<P>(b, r);
@@ -119,6 +141,12 @@ typename P::template F<B> tan_fn(B& b, const typename P::template F<B>& x) {
   auto q = b.fma(residual, rcp, q0);
   auto y = b.sel(odd, b.neg(q), q);
   return b.sel(b.eq(x, b.c(K(0))), x, y);  // tan(-0) = -0
+}
+
+template <class P, class B>
+typename P::template F<B> tan_fn(B& b, const typename P::template F<B>& x) {
+  if constexpr (std::is_same_v<P, P32>) return tan_f32(b, x);
+  else return tan_dw<P>(b, x);
 }
 
 }  // namespace vyre::math
