@@ -51,6 +51,32 @@ class CpuBackend {
   static F64 recip(F64 a) { return {1.0 / a.v}; }
   static F32 sqrt(F32 a) { return {std::sqrt(a.v)}; }
   static F64 sqrt(F64 a) { return {std::sqrt(a.v)}; }
+  // rsqrt.approx.f32, the one approximate instruction (inverse_sqrt f32's first guess). The GPU's
+  // bits are not specified, only a relative error of at most 2^-22.9 (PTX ISA) with the IEEE
+  // special values (+-0 -> +-inf, +inf -> +0, x < 0 and NaN -> NaN). The model returns the
+  // rsqrt_approx_pick-th float (from below; the largest if there are fewer) of those within that
+  // error of 1/sqrt(a), so that a sweep over every pick (kRsqrtApproxPicks) checks each value the
+  // device may return. Set the pick before a sweep starts; the sweep's threads only read it.
+  static inline int rsqrt_approx_pick = 0;
+  static constexpr int kRsqrtApproxPicks = 5;  // the interval is < 4.3 float spacings wide
+  static F32 rsqrt_approx(F32 a) {
+    const float x = a.v;
+    if (x != x || x < 0.0f) return {std::numeric_limits<float>::quiet_NaN()};
+    if (x == 0.0f) return {std::copysign(std::numeric_limits<float>::infinity(), x)};
+    if (x == std::numeric_limits<float>::infinity()) return {0.0f};
+    const double v = 1.0 / std::sqrt(static_cast<double>(x));  // within 2^-52 relative
+    static const double eps = std::exp2(-22.9) * (1 + 0x1p-40);  // widened by the error of v
+    const double lo_bound = v * (1 - eps);
+    const double hi_bound = v * (1 + eps);
+    float y = static_cast<float>(lo_bound);
+    if (static_cast<double>(y) < lo_bound) y = std::nextafter(y, std::numeric_limits<float>::infinity());
+    for (int i = 0; i < rsqrt_approx_pick; ++i) {
+      const float next = std::nextafter(y, std::numeric_limits<float>::infinity());
+      if (static_cast<double>(next) > hi_bound) break;
+      y = next;
+    }
+    return {y};
+  }
   static F32 neg(F32 a) { return {-a.v}; }
   static F64 neg(F64 a) { return {-a.v}; }
   static F32 abs(F32 a) { return {std::fabs(a.v)}; }

@@ -10,10 +10,12 @@
 // The exhaustive f32 run and longer f64 runs are vyre-math-check's job (ACCURACY.md).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <thread>
 
 #include "cpu_math.hpp"
 #include "math/algorithms/functions.hpp"
+#include "math/cpu_backend.hpp"
 #include "reference.hpp"
 #include "sweep.hpp"
 #include "witnesses.hpp"
@@ -47,22 +49,54 @@ void check_special(const Case& c, Fn fn, bool f64) {
 
 }  // namespace
 
+// fn once per admissible value of the unspecified instructions in op's f32 twin (cpu_math.hpp).
+template <class Fn>
+void for_each_f32_variant(vyre::UnOp op, Fn fn) {
+  for (int v = 0; v < f32_variants(op); ++v) {
+    INFO("variant " << v << " of " << f32_variants(op));
+    use_f32_variant(v);
+    fn();
+  }
+  use_f32_variant(0);
+}
+
 TEST_CASE("special values are exact") {
-  for (const auto& c : special_cases_f32()) check_special(c, cpu_f32, false);
+  for (const auto& c : special_cases_f32()) {
+    for_each_f32_variant(c.op, [&] { check_special(c, cpu_f32, false); });
+  }
   for (const auto& c : special_cases_f64()) check_special(c, cpu_f64, true);
 }
 
 TEST_CASE("witnesses are within the ULP bound") {
   for (vyre::UnOp op : vyre::math::kLibraryOps) {
-    check_sweep(op, false, sweep_f32_inputs(op, witnesses_f32(op)));
+    for_each_f32_variant(op, [&] { check_sweep(op, false, sweep_f32_inputs(op, witnesses_f32(op))); });
     check_sweep(op, true, sweep_f64_inputs(op, witnesses_f64(op), 1));
   }
 }
 
 TEST_CASE("f32: a stratified sample of all bit patterns is within the ULP bound") {
   for (vyre::UnOp op : vyre::math::kLibraryOps) {
-    check_sweep(op, false, sweep_f32(op, 0, std::uint64_t{1} << 32, kF32Stride, threads()));
+    for_each_f32_variant(op, [&] {
+      check_sweep(op, false, sweep_f32(op, 0, std::uint64_t{1} << 32, kF32Stride, threads()));
+    });
   }
+}
+
+TEST_CASE("f32 inverse_sqrt: the model of rsqrt.approx.f32 offers every admissible first guess") {
+  // 2^-22.9 relative error admits 3 to 5 floats around 1/sqrt(x); the variants walk them from below.
+  const float x = 2.0f;
+  const double exact = 1.0 / std::sqrt(2.0);
+  use_f32_variant(0);
+  const float lowest = vyre::math::CpuBackend::rsqrt_approx({x}).v;
+  use_f32_variant(f32_variants(vyre::UnOp::InverseSqrt) - 1);
+  const float highest = vyre::math::CpuBackend::rsqrt_approx({x}).v;
+  use_f32_variant(0);
+  CHECK(lowest < exact);
+  CHECK(highest > exact);
+  CHECK(std::fabs(lowest - exact) / exact <= std::exp2(-22.9));
+  CHECK(std::fabs(highest - exact) / exact <= std::exp2(-22.9));
+  CHECK(std::nextafter(lowest, 0.0f) < exact * (1 - std::exp2(-22.9)));
+  CHECK(std::nextafter(highest, 1.0f) > exact * (1 + std::exp2(-22.9)));
 }
 
 TEST_CASE("f64: seeded random inputs are within the ULP bound") {

@@ -72,9 +72,12 @@ TEST_CASE("closures list dependencies first, each once") {
 
 TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
   // Float arithmetic must carry .rn (no contraction, no approximation); no .ftz anywhere.
-  // rcp only as rcp.rn (IEEE, correctly rounded).
+  // rcp only as rcp.rn (IEEE, correctly rounded). The one exception: rsqrt.approx.f32 (no .ftz),
+  // inverse_sqrt_f32's first guess, which the CPU model covers over its whole error interval.
   const std::regex unrounded(R"(^\s*(add|sub|mul|fma|div|sqrt|rcp)\.f(32|64)\b)");
   const std::regex approx(R"(\.(approx|ftz)\b|\b(ex2|lg2|sin|cos|rsqrt|tanh)\.|\brcp\.(?!rn\.))");
+  const std::regex rsqrt_guess(R"(^\s*rsqrt\.approx\.f32\s)");
+  int rsqrt_guesses = 0;
   for (const auto& f : vyre::cuda::math_library()) {
     INFO(f.name);
     std::istringstream lines(f.ptx);
@@ -82,7 +85,12 @@ TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
     while (std::getline(lines, line)) {
       INFO(line);
       CHECK_FALSE(std::regex_search(line, unrounded));
+      if (f.name == "vyre_inverse_sqrt_f32" && std::regex_search(line, rsqrt_guess)) {
+        ++rsqrt_guesses;
+        continue;
+      }
       CHECK_FALSE(std::regex_search(line, approx));
     }
   }
+  CHECK(rsqrt_guesses == 1);
 }

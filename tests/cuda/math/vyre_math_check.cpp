@@ -5,7 +5,8 @@
 //                   [--f64-samples N] [--seed S] [--markdown]
 //
 // NAME: exp_f32, sin_f64, ... or all, all_f32, all_f64 (default all). f32 functions run every
-// bit pattern (2^32 inputs; --f32-stride N checks every Nth instead); f64 functions run the
+// bit pattern (2^32 inputs; --f32-stride N checks every Nth instead; inverse_sqrt_f32 once per
+// admissible value of rsqrt.approx, cpu_math.hpp); f64 functions run the
 // witnesses plus --f64-samples seeded random inputs (default 10 million). Prints, per function, the
 // largest ULP distance from the correctly rounded result and the worst input; exits 1 if any
 // function exceeds its SPEC §5 bound or misses an exact case.
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_math.hpp"
 #include "math/algorithms/functions.hpp"
 #include "reference.hpp"
 #include "sweep.hpp"
@@ -111,8 +113,14 @@ std::vector<Job> jobs(const Options& o) {
 
 SweepResult run(const Job& job, const Options& o) {
   if (!job.f64) {
-    SweepResult r = sweep_f32(job.op, 0, std::uint64_t{1} << 32, o.f32_stride, o.threads);
-    r.merge(sweep_f32_inputs(job.op, witnesses_f32(job.op)));
+    // Every admissible value of an unspecified instruction (cpu_math.hpp), one full sweep each.
+    SweepResult r;
+    for (int v = 0; v < f32_variants(job.op); ++v) {
+      use_f32_variant(v);
+      r.merge(sweep_f32(job.op, 0, std::uint64_t{1} << 32, o.f32_stride, o.threads));
+      r.merge(sweep_f32_inputs(job.op, witnesses_f32(job.op)));
+    }
+    use_f32_variant(0);
     return r;
   }
   std::vector<double> inputs = witnesses_f64(job.op);

@@ -49,6 +49,9 @@ class PtxBackend {
   F64 recip(const F64& a) { return op<F64>("rcp.rn.f64", {a.r}); }
   F32 sqrt(const F32& a) { return op<F32>("sqrt.rn.f32", {a.r}); }
   F64 sqrt(const F64& a) { return op<F64>("sqrt.rn.f64", {a.r}); }
+  // The one approximate instruction (MUFU.RSQ, relative error <= 2^-22.9, subnormals kept): only
+  // as inverse_sqrt f32's first guess, which one Newton step corrects (inverse_sqrt.hpp).
+  F32 rsqrt_approx(const F32& a) { return op<F32>("rsqrt.approx.f32", {a.r}); }
   F32 neg(const F32& a) { return op<F32>("neg.f32", {a.r}); }
   F64 neg(const F64& a) { return op<F64>("neg.f64", {a.r}); }
   F32 abs(const F32& a) { return op<F32>("abs.f32", {a.r}); }
