@@ -24,7 +24,8 @@ struct HyperbolicConstants;
 
 template <>
 struct HyperbolicConstants<P32> {
-  static constexpr float kClamp = 90.0f;       // cosh, sinh(90) > FLT_MAX
+  static constexpr float kClamp = 90.0f;       // cosh, sinh(90) > FLT_MAX (f64 algorithm's clamp)
+  static constexpr float kClampF32 = 89.5f;    // cosh, sinh(89.5) > FLT_MAX, and k <= 129
   static constexpr float kTanhClamp = 10.0f;   // tanh(10) rounds to 1
   static constexpr std::uint32_t kMaxK = 32;   // beyond, e^-2a is far below an ulp
   static constexpr float kSinhSmall = 1.0f;
@@ -112,14 +113,18 @@ typename P::template F<B> tanh_dw(B& b, const typename P::template F<B>& x) {
 template <class B>
 typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   using C = HyperbolicConstants<P32>;
-  auto ac = b.sel(b.gt(a, b.c(C::kClamp)), b.c(C::kClamp), a);
+  auto ac = b.sel(b.gt(a, b.c(C::kClampF32)), b.c(C::kClampF32), a);
   auto e = exp_f32_parts(b, ac);
   auto p = b.fma(e.r, e.q, b.c(1.0f));
-  auto p_lo = b.fma(e.r, e.q, b.sub(b.c(1.0f), p));  // 1 - p is exact
   auto kk = b.sel(b.lt_s(e.k, b.u32(C::kMaxK)), e.k, b.u32(C::kMaxK));
   auto g = b.mul(b.mul(b.recip(p), pow2<P32>(b, b.sub(b.u32(0), b.add(kk, kk)))), b.c(sign));
-  auto v = b.add(p, b.add(g, p_lo));
-  return scale<P32>(b, v, b.sub(e.k, b.u32(1)));
+  // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back; cosh's sum
+  // does not need it (within 1 ULP without).
+  auto v = sign < 0 ? b.add(p, b.add(g, b.fma(e.r, e.q, b.sub(b.c(1.0f), p))))  // 1 - p exact
+                    : b.add(p, g);
+  // v 2^(k-1), k in [0, 129]: v 2^(k-2) is exact (normal, below 2^128), doubling rounds once
+  // (to inf on overflow): scale()'s bits with one power of two.
+  return b.mul(b.mul(v, pow2<P32>(b, b.sub(e.k, b.u32(2)))), b.c(2.0f));
 }
 
 template <class B>
