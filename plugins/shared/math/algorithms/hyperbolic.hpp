@@ -134,14 +134,12 @@ typename B::F32 sinh_f32(B& b, const typename B::F32& x) {
   auto z = b.mul(x, x);
   auto small = b.fma(b.mul(x, z), horner(b, z, C::kSinh), x);
   auto big = with_sign_of<P32>(b, exp_pair_f32(b, a, -1.0f), x);
-  auto y = b.sel(b.lt(a, b.c(C::kSinhSmall)), small, big);
-  return b.sel(b.is_nan(x), x, y);
+  return b.sel(b.lt(a, b.c(C::kSinhSmall)), small, big);  // NaN: big is NaN
 }
 
 template <class B>
 typename B::F32 cosh_f32(B& b, const typename B::F32& x) {
-  auto y = exp_pair_f32(b, b.abs(x), 1.0f);
-  return b.sel(b.is_nan(x), x, y);
+  return exp_pair_f32(b, b.abs(x), 1.0f);  // NaN stays NaN through every step
 }
 
 template <class B>
@@ -150,14 +148,13 @@ typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
   auto a = b.abs(x);
   auto z = b.mul(x, x);
   auto small = b.fma(b.mul(x, z), horner(b, z, C::kTanh), x);
-  small = b.sel(b.eq(x, b.c(0.0f)), x, small);  // tanh(-0) = -0
+  small = b.sel(b.eq(x, b.c(0.0f)), x, small);  // tanh(-0) = -0 (T(0) < 0 makes the fma +0)
   auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
   auto e = exp_f32_parts(b, b.add(ac, ac));  // 2a = k ln2 + r, k in [1, 29]
   auto sc = pow2<P32>(b, e.k);
   auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1
   auto big = with_sign_of<P32>(b, b.fma(b.c(-2.0f), b.recip(d), b.c(1.0f)), x);
-  auto y = b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big);
-  return b.sel(b.is_nan(x), x, y);
+  return b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big);  // NaN: big is NaN
 }
 
 template <class P, class B>
