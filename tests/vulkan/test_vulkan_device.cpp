@@ -1,15 +1,21 @@
 // The Vulkan backend on a real device (lavapipe in CI, the GPU on the GPU machine): every dispatch
 // surface gives the reference's bytes, large grids are split, resident buffers and sequences keep
 // their order, the pipeline cache file round-trips and a damaged one is ignored, concurrent callers
-// share one instance, thousands of dispatches reuse their command pools with the right results, and
-// ops the device lacks are refused at compile. Exits 77 without a device.
+// share one instance, thousands of dispatches reuse their command pools with the right results,
+// ops the device lacks are refused at compile, and fma is bit-exact both through the device's
+// OpFmaKHR (VK_KHR_shader_fma; the test prints whether the device has it) and through the exact
+// emulation (VYRE_VULKAN_DISABLE_NATIVE_FMA=1). Exits 77 without a device.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <unistd.h>
 #include <thread>
 
@@ -314,5 +320,96 @@ TEST_CASE("ops the device lacks are refused at compile, declared ones it has com
     CHECK(e.code() == VYRE_ERR_UNSUPPORTED);
     CHECK(std::string(e.what()).find("subgroup.ballot") != std::string::npos);
     MESSAGE("this device refuses subgroup ops (native width " << subgroup_width << ")");
+  }
+}
+
+namespace {
+
+// out[i] = fma(a[i], x[i], y[i]) of `t` (F32 or F64).
+vyre::Program fma_program(Type t, std::uint32_t n) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto a = b.buffer("a", Access::Read, t);
+  auto x = b.buffer("x", Access::Read, t);
+  auto y = b.buffer("y", Access::Read, t);
+  auto out = b.buffer("out", Access::Output, t, n);
+  auto i = b.let("i", invocation_id(0));
+  b.store(out, i, fma(a[i], x[i], y[i]));
+  return b.build();
+}
+
+// Operands where fusing shows: y = -(a * x rounded), so a fused result is the product's rounding
+// error and an unfused one 0; random bit patterns of every exponent; edge values.
+template <class F, class U>
+std::vector<ByteVector> fma_inputs(std::uint32_t n) {
+  std::vector<F> a(n), x(n), y(n);
+  std::uint64_t s = 0x9E3779B97F4A7C15ull;
+  auto next = [&] {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  };
+  auto any = [&] { return std::bit_cast<F>(static_cast<U>(next())); };
+  auto unit = [&] { return static_cast<F>(1) + static_cast<F>(next() % 1000003) / static_cast<F>(1000003); };
+  const F edges[] = {0, -0.0, 1, -1, std::numeric_limits<F>::infinity(), -std::numeric_limits<F>::infinity(),
+                     std::numeric_limits<F>::quiet_NaN(), std::numeric_limits<F>::denorm_min(),
+                     std::numeric_limits<F>::min(), std::numeric_limits<F>::max(), static_cast<F>(0.5)};
+  constexpr std::uint32_t kEdges = sizeof(edges) / sizeof(edges[0]);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    switch (i % 4) {
+      case 0: a[i] = unit(); x[i] = unit(); y[i] = -(a[i] * x[i]); break;
+      case 1: a[i] = any(); x[i] = any(); y[i] = any(); break;
+      case 2: a[i] = unit() * std::numeric_limits<F>::min(); x[i] = unit(); y[i] = -(a[i] * x[i]); break;  // tiny
+      default: a[i] = edges[i % kEdges]; x[i] = edges[(i / kEdges) % kEdges]; y[i] = edges[(i / 7) % kEdges]; break;
+    }
+  }
+  return {vt::bytes_of(a), vt::bytes_of(x), vt::bytes_of(y)};
+}
+
+bool has_metric(const vyre::host::Backend& backend, std::string_view name) {
+  for (const auto& m : backend.metrics())
+    if (m.name == name) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("fma is bit-exact with the device's OpFmaKHR (VK_KHR_shader_fma) and with the emulation") {
+  const std::uint32_t n = 4096;
+  for (const char* disable : {"0", "1"}) {
+    const vt::ScopedEnv env("VYRE_VULKAN_DISABLE_NATIVE_FMA", disable);
+    const auto vk = vt::vulkan();
+    REQUIRE(has_metric(vk, "native_fma_f32"));
+    REQUIRE(has_metric(vk, "native_fma_f64"));
+    const std::uint64_t f32 = vt::metric(vk, "native_fma_f32"), f64 = vt::metric(vk, "native_fma_f64");
+    CHECK(f32 <= 1);
+    CHECK(f64 <= 1);
+    const bool disabled = std::string(disable) == "1";
+    if (disabled) {
+      CHECK(f32 == 0);
+      CHECK(f64 == 0);
+    } else {
+      // The line the GPU runs' logs show.
+      std::printf("vulkan device '%s': native fma (VK_KHR_shader_fma, OpFmaKHR): f32 %s, f64 %s\n",
+                  vk.device_profile().name, f32 ? "yes" : "no (exact integer emulation)",
+                  f64 ? "yes" : "no (exact integer emulation)");
+      std::fflush(stdout);
+    }
+    for (Type t : {Type::F32, Type::F64}) {
+      INFO(vyre::type_name(t) << (disabled ? ", VYRE_VULKAN_DISABLE_NATIVE_FMA=1" : ""));
+      const vyre::Program ir = fma_program(t, n);
+      const auto inputs = t == Type::F32 ? fma_inputs<float, std::uint32_t>(n) : fma_inputs<double, std::uint64_t>(n);
+      std::optional<vyre::host::Program> program;
+      try {
+        program.emplace(vk.compile(ir));
+      } catch (const vyre::Error& e) {
+        CHECK(e.code() == VYRE_ERR_UNSUPPORTED);  // no f64 on this device
+        MESSAGE("this device refuses fma." << vyre::type_name(t));
+        continue;
+      }
+      const auto expected = vt::reference().dispatch(vt::reference().compile(ir), spans(inputs));
+      CHECK(vk.dispatch(*program, spans(inputs)) == expected);
+    }
   }
 }

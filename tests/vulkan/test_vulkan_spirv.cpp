@@ -1,7 +1,8 @@
 // The SPIR-V emitter: every op it lowers, in every program conform uses to test the op, gives a
 // module the SPIR-V validator accepts in the Vulkan 1.2 environment, for a device with every
 // feature and for one with none, without an instruction whose precision Vulkan leaves open; ops a
-// device lacks are refused with VYRE_ERR_UNSUPPORTED.
+// device lacks are refused with VYRE_ERR_UNSUPPORTED. fma, and the math library's fmas, are OpFmaKHR
+// exactly where the device has VK_KHR_shader_fma for the width, the exact emulation elsewhere.
 #include <doctest/doctest.h>
 
 #include <spirv/unified1/GLSL.std.450.h>
@@ -9,6 +10,7 @@
 
 #include "codegen/lowering.hpp"
 #include "spirv_validate.hpp"
+#include "vyre/builder.hpp"
 #include "vyre/conform/op_programs.hpp"
 #include "vyre/error.hpp"
 
@@ -99,4 +101,131 @@ TEST_CASE("declared ops are catalog ops and exactly those the emitter lowers") {
     CHECK(vyre::vulkan::emits(*op));
     CHECK(vyre::vulkan::device_supports(*op, DeviceFeatures::all()));
   }
+}
+
+// ---- fma: OpFmaKHR where the device has VK_KHR_shader_fma, the exact emulation elsewhere ----------
+
+namespace {
+
+constexpr std::uint32_t kOpFmaKHR = 4427, kCapabilityFMAKHR = 6030;
+namespace vt = vyre::vulkantest;
+
+// out[i] = fma(a[i], x[i], y[i]) of `t`.
+vyre::Program fma_program(vyre::Type t) {
+  using namespace vyre::dsl;
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto a = b.buffer("a", vyre::Access::Read, t);
+  auto x = b.buffer("x", vyre::Access::Read, t);
+  auto y = b.buffer("y", vyre::Access::Read, t);
+  auto out = b.buffer("out", vyre::Access::Output, t, 16);
+  auto i = b.let("i", invocation_id(0));
+  b.store(out, i, fma(a[i], x[i], y[i]));
+  return b.build();
+}
+
+// out[i] = exp(a[i]) of `t`: the math library, whose polynomials are fmas.
+vyre::Program exp_program(vyre::Type t) {
+  using namespace vyre::dsl;
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto a = b.buffer("a", vyre::Access::Read, t);
+  auto out = b.buffer("out", vyre::Access::Output, t, 16);
+  auto i = b.let("i", invocation_id(0));
+  b.store(out, i, un(vyre::UnOp::Exp, a[i]));
+  return b.build();
+}
+
+DeviceFeatures with_fma(bool f32, bool f64) {
+  DeviceFeatures f = DeviceFeatures::all();
+  f.fma32 = f32;
+  f.fma64 = f64;
+  return f;
+}
+
+std::vector<std::uint32_t> lowered_valid(const vyre::Program& program, const DeviceFeatures& features) {
+  const auto lowered = vyre::vulkan::lower(program, features);
+  const std::string problems = vt::validate_spirv(lowered.spirv);
+  INFO(problems);
+  if (!problems.empty()) INFO(vt::disassemble(lowered.spirv));
+  CHECK(problems.empty());
+  CHECK(imprecise_instruction(lowered.spirv) == "");
+  return lowered.spirv;
+}
+
+bool uses_fma_khr(const std::vector<std::uint32_t>& spirv) {
+  const bool op = vt::has_opcode(spirv, kOpFmaKHR);
+  // The instruction, its capability and its extension come together.
+  CHECK(vt::has_capability(spirv, kCapabilityFMAKHR) == op);
+  CHECK(vt::has_extension(spirv, "SPV_KHR_fma") == op);
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("fma is OpFmaKHR on a device with VK_KHR_shader_fma and the exact emulation without") {
+  const std::string how = vt::spirv_tools_know_fma()
+                              ? "knows SPV_KHR_fma: modules with OpFmaKHR are validated whole"
+                              : "predates SPV_KHR_fma: modules with OpFmaKHR are validated with it rewritten to GLSL.std.450 Fma";
+  MESSAGE("SPIRV-Tools " << how);
+  for (vyre::Type t : {vyre::Type::F32, vyre::Type::F64}) {
+    const bool f32 = t == vyre::Type::F32;
+    const std::string helper = f32 ? "vyre_exact_fma_f32" : "vyre_exact_fma_f64";
+    INFO(vyre::type_name(t));
+    const auto native = lowered_valid(fma_program(t), with_fma(f32, !f32));
+    CHECK(uses_fma_khr(native));
+    CHECK(!vt::has_name(native, helper));
+    // The other width's feature does not help, and no feature gives the emulation.
+    for (const DeviceFeatures& f : {with_fma(!f32, f32), with_fma(false, false)}) {
+      const auto emulated = lowered_valid(fma_program(t), f);
+      CHECK(!uses_fma_khr(emulated));
+      CHECK(vt::has_name(emulated, helper));
+    }
+  }
+}
+
+TEST_CASE("the math library's fmas are OpFmaKHR on a device with VK_KHR_shader_fma") {
+  for (vyre::Type t : {vyre::Type::F32, vyre::Type::F64}) {
+    const bool f32 = t == vyre::Type::F32;
+    const std::string helper = f32 ? "vyre_exact_fma_f32" : "vyre_exact_fma_f64";
+    INFO(vyre::type_name(t));
+    const auto native = lowered_valid(exp_program(t), with_fma(f32, !f32));
+    CHECK(uses_fma_khr(native));
+    CHECK(!vt::has_name(native, helper));
+    const auto emulated = lowered_valid(exp_program(t), with_fma(!f32, f32));
+    CHECK(!uses_fma_khr(emulated));
+    CHECK(vt::has_name(emulated, helper));
+  }
+}
+
+TEST_CASE("f32 fma needs 64-bit integers only where it is emulated") {
+  const vyre::OpInfo* op = vyre::find_op("fma.f32");
+  REQUIRE(op != nullptr);
+  DeviceFeatures f{};  // no shaderInt64
+  CHECK(!vyre::vulkan::device_supports(*op, f));
+  f.fma32 = true;
+  CHECK(vyre::vulkan::device_supports(*op, f));
+  const auto spirv = lowered_valid(fma_program(vyre::Type::F32), f);
+  CHECK(uses_fma_khr(spirv));
+  CHECK(!vt::has_capability(spirv, static_cast<std::uint32_t>(spv::Capability::Int64)));
+}
+
+TEST_CASE("the SPV_KHR_fma rewrite for old SPIRV-Tools keeps a module valid and changes nothing without OpFmaKHR") {
+  const auto emulated = vyre::vulkan::lower(fma_program(vyre::Type::F32), with_fma(false, false)).spirv;
+  CHECK(vt::fma_khr_rewritten(emulated) == emulated);
+  const auto native = vyre::vulkan::lower(fma_program(vyre::Type::F32), with_fma(true, true)).spirv;
+  const auto rewritten = vt::fma_khr_rewritten(native);
+  CHECK(!vt::has_opcode(rewritten, kOpFmaKHR));
+  CHECK(!vt::has_capability(rewritten, kCapabilityFMAKHR));
+  CHECK(!vt::has_extension(rewritten, "SPV_KHR_fma"));
+  CHECK(vt::has_opcode(rewritten, static_cast<std::uint32_t>(spv::Op::OpExtInst)));
+  // Validated directly: the rewritten module is valid for any SPIRV-Tools.
+  CHECK(vt::validate_spirv(rewritten) == "");
+  // A module with OpFmaKHR but without its capability is refused (FMAKHR turned into Shader).
+  std::vector<std::uint32_t> broken = native;
+  for (std::size_t i = 5; i < broken.size(); i += broken[i] >> 16)
+    if ((broken[i] & 0xFFFF) == static_cast<std::uint32_t>(spv::Op::OpCapability) && broken[i + 1] == kCapabilityFMAKHR)
+      broken[i + 1] = static_cast<std::uint32_t>(spv::Capability::Shader);
+  CHECK(!vt::has_capability(broken, kCapabilityFMAKHR));
+  CHECK(vt::validate_spirv(broken) != "");
 }

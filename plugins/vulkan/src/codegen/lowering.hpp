@@ -47,6 +47,9 @@ struct DeviceFeatures {
   bool denorm_preserve32 = false, denorm_preserve64 = false;
   bool rte32 = false, rte64 = false;
   bool signed_zero_inf_nan32 = false, signed_zero_inf_nan64 = false;
+  // VK_KHR_shader_fma enabled with shaderFmaFloat32 / shaderFmaFloat64: OpFmaKHR (one rounding)
+  // computes `fma` and the math library's fmas; without it they are exact integer emulation.
+  bool fma32 = false, fma64 = false;
 
   // Everything on: what registration declares (the union over devices).
   static DeviceFeatures all();

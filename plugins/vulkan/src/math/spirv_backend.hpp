@@ -1,8 +1,8 @@
 // The SPIR-V backend of the math instruction set (plugins/shared/math): each operation appends
 // SPIR-V to one function, computing exactly what CpuBackend (cpu_backend.hpp) computes, so the
 // shared algorithms mean the same on the CPU twin and on the device. IEEE add, sub and mul are the
-// device's (NoContraction); fma, div and sqrt call the exact integer implementations
-// (algorithms/exact.hpp); rounding, comparisons and classification are exact integer work;
+// device's (NoContraction); fma is OpFmaKHR where the device has it (ModuleContext::native_fma),
+// else it, div and sqrt call the exact integer implementations (algorithms/exact.hpp); rounding, comparisons and classification are exact integer work;
 // shifts clamp their amount as the twin's do (SPIR-V leaves amounts >= the width undefined).
 #pragma once
 
