@@ -20,18 +20,21 @@ using vyre::vulkan::DeviceFeatures;
 
 // Instructions whose precision Vulkan does not promise (OpFDiv: 2.5 ULP; GLSL.std.450 fma may be
 // unfused; sqrt, inversesqrt, exp, log, the trigonometric functions have no or weak bounds), and
-// GLSL.std.450 instructions other than the exact integer ones the emitter uses.
-std::string imprecise_instruction(const std::vector<std::uint32_t>& words) {
+// GLSL.std.450 instructions other than the exact integer ones the emitter uses. With `seeds`
+// (a device with seeded div/sqrt), OpFDiv and InverseSqrt are allowed: the seeded algorithms take
+// their seeds from them and correct them (seeded_div_sqrt.hpp).
+std::string imprecise_instruction(const std::vector<std::uint32_t>& words, bool seeds = false) {
   std::uint32_t glsl_set = 0;
   for (std::size_t i = 5; i < words.size();) {
     const std::uint32_t count = words[i] >> 16;
     const auto op = static_cast<spv::Op>(words[i] & 0xFFFF);
     if (count == 0) return "a zero-length instruction";
     if (op == spv::Op::OpExtInstImport) glsl_set = words[i + 1];
-    if (op == spv::Op::OpFDiv || op == spv::Op::OpFRem || op == spv::Op::OpFMod) return "OpFDiv/OpFRem/OpFMod";
+    if ((op == spv::Op::OpFDiv && !seeds) || op == spv::Op::OpFRem || op == spv::Op::OpFMod) return "OpFDiv/OpFRem/OpFMod";
     if (op == spv::Op::OpExtInst && words[i + 3] == glsl_set) {
       const std::uint32_t inst = words[i + 4];
-      if (inst != GLSLstd450FindUMsb && inst != GLSLstd450FindILsb && inst != GLSLstd450UMin)
+      if (inst != GLSLstd450FindUMsb && inst != GLSLstd450FindILsb && inst != GLSLstd450UMin &&
+          !(seeds && inst == GLSLstd450InverseSqrt))
         return "GLSL.std.450 instruction " + std::to_string(inst);
     }
     i += count;
@@ -41,7 +44,7 @@ std::string imprecise_instruction(const std::vector<std::uint32_t>& words) {
 
 void check_valid(const vyre::Program& program, const DeviceFeatures& features, const std::string& what) {
   const vyre::vulkan::LoweredProgram lowered = vyre::vulkan::lower(program, features);
-  CHECK(imprecise_instruction(lowered.spirv) == "");
+  CHECK(imprecise_instruction(lowered.spirv, features.seeded_div_sqrt32 || features.seeded_div_sqrt64) == "");
   const std::string problems = vyre::vulkantest::validate_spirv(lowered.spirv);
   INFO(what);
   INFO(problems);
@@ -138,8 +141,8 @@ vyre::Program exp_program(vyre::Type t) {
 
 DeviceFeatures with_fma(bool f32, bool f64) {
   DeviceFeatures f = DeviceFeatures::all();
-  f.fma32 = f32;
-  f.fma64 = f64;
+  f.fma32 = f.seeded_div_sqrt32 = f32;
+  f.fma64 = f.seeded_div_sqrt64 = f64;
   return f;
 }
 
@@ -149,7 +152,7 @@ std::vector<std::uint32_t> lowered_valid(const vyre::Program& program, const Dev
   INFO(problems);
   if (!problems.empty()) INFO(vt::disassemble(lowered.spirv));
   CHECK(problems.empty());
-  CHECK(imprecise_instruction(lowered.spirv) == "");
+  CHECK(imprecise_instruction(lowered.spirv, features.seeded_div_sqrt32 || features.seeded_div_sqrt64) == "");
   return lowered.spirv;
 }
 
@@ -228,4 +231,56 @@ TEST_CASE("the SPV_KHR_fma rewrite for old SPIRV-Tools keeps a module valid and 
       broken[i + 1] = static_cast<std::uint32_t>(spv::Capability::Shader);
   CHECK(!vt::has_capability(broken, kCapabilityFMAKHR));
   CHECK(vt::validate_spirv(broken) != "");
+}
+
+// ---- div, sqrt, reciprocal: seeded (an OpFDiv / InverseSqrt seed corrected with fma) or exact ----
+
+namespace {
+
+// out[i] = a[i] / b[i], sqrt(a[i]) and reciprocal(b[i]) of `t`.
+vyre::Program div_sqrt_program(vyre::Type t) {
+  using namespace vyre::dsl;
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto a = b.buffer("a", vyre::Access::Read, t);
+  auto d = b.buffer("d", vyre::Access::Read, t);
+  auto q = b.buffer("q", vyre::Access::Output, t, 16);
+  auto s = b.buffer("s", vyre::Access::Output, t, 16);
+  auto r = b.buffer("r", vyre::Access::Output, t, 16);
+  auto i = b.let("i", invocation_id(0));
+  b.store(q, i, a[i] / d[i]);
+  b.store(s, i, un(vyre::UnOp::Sqrt, a[i]));
+  b.store(r, i, un(vyre::UnOp::Reciprocal, d[i]));
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("div, sqrt and reciprocal are seeded where the device says so, exact integer work elsewhere") {
+  for (vyre::Type t : {vyre::Type::F32, vyre::Type::F64}) {
+    const bool f32 = t == vyre::Type::F32;
+    const std::string w = f32 ? "_f32" : "_f64";
+    INFO(vyre::type_name(t));
+    DeviceFeatures seeded = with_fma(f32, !f32);
+    const auto fast = lowered_valid(div_sqrt_program(t), seeded);
+    CHECK(vt::has_name(fast, "vyre_seeded_div" + w));
+    CHECK(vt::has_name(fast, "vyre_seeded_sqrt" + w));
+    CHECK(vt::has_opcode(fast, static_cast<std::uint32_t>(spv::Op::OpFDiv)));  // the seed
+    CHECK(uses_fma_khr(fast));
+    // The integer algorithms stay, for the operands the seeded ones leave out.
+    CHECK(vt::has_name(fast, "vyre_exact_div" + w));
+    CHECK(vt::has_name(fast, "vyre_exact_sqrt" + w));
+    // Without: no seed, no seeded function.
+    const auto exact = lowered_valid(div_sqrt_program(t), with_fma(!f32, f32));
+    CHECK(!vt::has_name(exact, "vyre_seeded_div" + w));
+    CHECK(!vt::has_name(exact, "vyre_seeded_sqrt" + w));
+    CHECK(vt::has_name(exact, "vyre_exact_div" + w));
+    CHECK(!vt::has_opcode(exact, static_cast<std::uint32_t>(spv::Op::OpFDiv)));
+    // Seeded over the emulated fma (VYRE_VULKAN_SEEDED_DIV_SQRT=1 on a device without OpFmaKHR).
+    seeded.fma32 = seeded.fma64 = false;
+    const auto emulated = lowered_valid(div_sqrt_program(t), seeded);
+    CHECK(vt::has_name(emulated, "vyre_seeded_div" + w));
+    CHECK(vt::has_name(emulated, "vyre_exact_fma" + w));
+    CHECK(!uses_fma_khr(emulated));
+  }
 }

@@ -31,6 +31,7 @@ DeviceFeatures DeviceFeatures::all() {
   f.denorm_preserve32 = f.denorm_preserve64 = f.rte32 = f.rte64 = true;
   f.signed_zero_inf_nan32 = f.signed_zero_inf_nan64 = true;
   f.fma32 = f.fma64 = true;
+  f.seeded_div_sqrt32 = f.seeded_div_sqrt64 = true;
   return f;
 }
 

@@ -30,6 +30,23 @@ SpirvBackend::F64 SpirvBackend::sqrt(F64 a) {
   return {f_.call(ctx_.type(Type::F64), exact_function(ctx_, ExactOp::Sqrt, Type::F64), {a.id})};
 }
 
+SpirvBackend::F32 SpirvBackend::approx_recip(F32 a) {
+  return {op(spv::Op::OpFDiv, ctx_.type(Type::F32), {c(1.0f).id, a.id})};
+}
+SpirvBackend::F64 SpirvBackend::approx_recip(F64 a) {
+  const Id f32 = ctx_.type(Type::F32);
+  const Id narrow = op(spv::Op::OpFConvert, f32, {a.id});
+  return {op(spv::Op::OpFConvert, ctx_.type(Type::F64), {op(spv::Op::OpFDiv, f32, {c(1.0f).id, narrow})})};
+}
+SpirvBackend::F32 SpirvBackend::approx_rsqrt(F32 a) {
+  return {f_.glsl(ctx_.type(Type::F32), GLSLstd450InverseSqrt, {a.id})};
+}
+SpirvBackend::F64 SpirvBackend::approx_rsqrt(F64 a) {
+  const Id f32 = ctx_.type(Type::F32);
+  const Id narrow = op(spv::Op::OpFConvert, f32, {a.id});
+  return {op(spv::Op::OpFConvert, ctx_.type(Type::F64), {f_.glsl(f32, GLSLstd450InverseSqrt, {narrow})})};
+}
+
 SpirvBackend::B64 SpirvBackend::mul_hi_u(B64 a, B64 b) {
   const Id u64 = ctx_.uint(64);
   const Id pair = op(spv::Op::OpUMulExtended, ctx_.extended_pair(u64), {a.id, b.id});

@@ -70,6 +70,15 @@ bool native_fma_allowed() {
   return text == nullptr || std::strcmp(text, "1") != 0;
 }
 
+// VYRE_VULKAN_SEEDED_DIV_SQRT: "", "0" or "1".
+static std::string seeded_div_sqrt_choice() {
+  const char* text = std::getenv(kSeededDivSqrtEnv);
+  if (text == nullptr || *text == '\0') return {};
+  if (std::strcmp(text, "0") == 0 || std::strcmp(text, "1") == 0) return text;
+  fail(VYRE_ERR_INVALID_ARGUMENT, std::string(kSeededDivSqrtEnv) + "='" + text + "' is not 0 or 1",
+       "unset it (seeded div/sqrt where the device has native fma), or set 0 (never) or 1 (always)");
+}
+
 std::optional<int> device_ordinal_from_env() {
   const char* text = std::getenv(kDeviceOrdinalEnv);
   if (text == nullptr || *text == '\0') return std::nullopt;
@@ -234,6 +243,9 @@ void Device::probe_and_create_device() {
   f.signed_zero_inf_nan64 = p12.shaderSignedZeroInfNanPreserveFloat64;
   f.fma32 = fma_extension && fma_feat.shaderFmaFloat32;
   f.fma64 = fma_extension && fma_feat.shaderFmaFloat64 && f.float64;
+  const std::string seeded = seeded_div_sqrt_choice();
+  f.seeded_div_sqrt32 = seeded == "1" || (seeded.empty() && f.fma32);
+  f.seeded_div_sqrt64 = seeded == "1" || (seeded.empty() && f.fma64);
 
   // ---- limits ----
   const VkPhysicalDeviceLimits& l = properties_.limits;

@@ -26,6 +26,11 @@ inline constexpr const char* kDeviceOrdinalEnv = "VYRE_VULKAN_DEVICE_ORDINAL";
 // or a driver whose OpFmaKHR is wrong).
 inline constexpr const char* kDisableNativeFmaEnv = "VYRE_VULKAN_DISABLE_NATIVE_FMA";
 bool native_fma_allowed();
+// Seeded div/sqrt (DeviceFeatures::seeded_div_sqrt32/64): unset = where fma of the width is native;
+// "0" = never (the exact integer algorithms); "1" = always, also over the emulated fma (slow: for
+// testing the seeded path on a device without VK_KHR_shader_fma, e.g. lavapipe). Anything else is
+// VYRE_ERR_INVALID_ARGUMENT at create.
+inline constexpr const char* kSeededDivSqrtEnv = "VYRE_VULKAN_SEEDED_DIV_SQRT";
 
 // VYRE_VULKAN_DEVICE_ORDINAL: nullopt when unset; throws VYRE_ERR_INVALID_ARGUMENT when malformed.
 std::optional<int> device_ordinal_from_env();
