@@ -26,7 +26,11 @@
 // xs - ys q1 > ys h+, below q1 - h- iff xs - ys q1 < -ys h-, and on a midpoint on equality. ys h+
 // and ys h- are exact (ys times a power of two). rem may be rounded, but xs - ys q1 and ys h+ are
 // both multiples of g = 2^-M h+ and ys h+ +- g are floats, so rounding (monotone) keeps each
-// comparison's answer. Ties go to the even neighbour.
+// comparison's answer. Ties go to the even neighbour. The comparisons are integer comparisons of
+// the bits: for a positive float t (ys h+, ys h-, s u+, s u-: never zero or subnormal) and any
+// non-NaN v, v > t iff bits(v) > bits(t) as signed integers (a negative v, or -0, has the sign bit
+// set); so rem > t, -rem > t and their equalities need no float comparison (which the SPIR-V
+// backend computes with integer work for devices that flush subnormals).
 // Square root: x = ms * 2^(2k) with ms in [1, 4); s approximates sqrt(ms) in [1, 2] with an
 // rsqrt-seeded Goldschmidt iteration and one fma correction; with u+ and u- the distances to
 // s's neighbours, sqrt(ms) > s + u+/2 iff ms - s^2 > s u+ (both sides are multiples of u+^2, and
@@ -89,11 +93,14 @@ typename P::template F<B> div(B& b, const typename P::template F<B>& x, const ty
   const auto half_up = P::from_bits(b, b.sub(b.and_(qb, k(L::kExponentMask)), k(std::uint64_t(L::M + 1) << L::M)));
   const auto power_of_two = b.eq(b.and_(qb, k(P::kMantissaMask)), k(0));
   const auto half_down = b.sel(power_of_two, b.mul(half_up, b.c(K(0.5))), half_up);
-  const auto t_up = b.mul(ys, half_up);
-  const auto t_down = b.neg(b.mul(ys, half_down));
+  // Compared as signed integers (see above_below): rem against ys h+, and -rem against ys h-.
+  const auto t_up = b.bits(b.mul(ys, half_up));
+  const auto t_down = b.bits(b.mul(ys, half_down));
+  const auto rem_bits = b.bits(rem);
+  const auto minus_rem = b.xor_(rem_bits, k(P::kSignBit));
   const auto odd = b.ne(b.and_(qb, k(1)), k(0));
-  const auto up = b.or_(b.gt(rem, t_up), b.and_(b.eq(rem, t_up), odd));
-  const auto down = b.or_(b.lt(rem, t_down), b.and_(b.eq(rem, t_down), odd));
+  const auto up = b.or_(b.lt_s(t_up, rem_bits), b.and_(b.eq(rem_bits, t_up), odd));
+  const auto down = b.or_(b.lt_s(t_down, minus_rem), b.and_(b.eq(minus_rem, t_down), odd));
   auto bits = b.sub(b.add(qb, b.sel(up, k(1), k(0))), b.sel(down, k(1), k(0)));
   bits = b.or_(b.add(bits, b.shl(d, m)), sign);  // exact scaling by 2^d, then the sign
   auto result = b.var(P::from_bits(b, b.sel(x_zero, sign, bits)));
@@ -135,8 +142,9 @@ typename P::template F<B> sqrt(B& b, const typename P::template F<B>& x, Exact&&
   const auto ulp_up = P::from_bits(b, b.sub(b.and_(sb, k(L::kExponentMask)), k(std::uint64_t(L::M) << L::M)));
   const auto power_of_two = b.eq(b.and_(sb, k(P::kMantissaMask)), k(0));
   const auto ulp_down = b.sel(power_of_two, b.mul(ulp_up, b.c(K(0.5))), ulp_up);
-  const auto up = b.gt(rem, b.mul(s, ulp_up));
-  const auto down = b.le(rem, b.neg(b.mul(s, ulp_down)));
+  const auto rem_bits = b.bits(rem);
+  const auto up = b.lt_s(b.bits(b.mul(s, ulp_up)), rem_bits);                                 // rem > s u+
+  const auto down = b.not_(b.lt_s(b.xor_(rem_bits, k(P::kSignBit)), b.bits(b.mul(s, ulp_down))));  // -rem >= s u-
   auto bits = b.sub(b.add(sb, b.sel(up, k(1), k(0))), b.sel(down, k(1), k(0)));
   bits = b.add(bits, b.shl(half, m));  // exact scaling by 2^half
   auto result = b.var(b.sel(zero, x, P::from_bits(b, bits)));
