@@ -10,8 +10,9 @@
 // each within a relative error of 2^-14 (P32) or 2^-16 (P64, refined by one Newton step here);
 // Vulkan's OpFDiv and GLSL.std.450 InverseSqrt on f32 (2.5 and 2 ULP: about 2^-21) meet this with a
 // wide margin (for P64 seeds computed in f32: 2^-21 plus the f32 rounding of the operand, 2^-24).
-// The results do not depend on which seed within the bound the backend gives, nor on the rounding
-// direction of the fmas (any monotone rounding keeps q1 within an ULP and the comparisons below).
+// The results do not depend on which seed within the bound the backend gives. (The argument below
+// needs only a monotone rounding of the fmas and products, not round-to-nearest; only
+// round-to-nearest is tested.)
 //
 // Method (division; square root is alike). Operands whose exponents could make a step inexact go
 // to `exact` (the integer algorithms of exact.hpp): zero, subnormal, infinite or NaN operands (a
