@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codegen/memory_access.hpp"
+#include "optimize/value_range.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda::codegen {
@@ -49,6 +50,13 @@ Value emit_atomic_expr(FunctionEmitter& f, const Expr& expr) {
   return emit_atomic(f, expr.atomic_op, ref, args[1], exchange ? &args[2] : nullptr);
 }
 
+// An integer Div/Mod the optimizer proved never divides by zero (optimize/value_range.hpp).
+bool plain_division(const FunctionEmitter& f, const Expr& expr, const Value& dividend) {
+  if (expr.bin_op != BinOp::Div && expr.bin_op != BinOp::Mod) return false;
+  if (dividend.type == Type::Bool || is_float(dividend.type)) return false;
+  return f.layout().ranges != nullptr && f.layout().ranges->plain_division(expr);
+}
+
 }  // namespace
 
 Value emit_expr(FunctionEmitter& f, const Expr& expr) {
@@ -68,7 +76,14 @@ Value emit_expr(FunctionEmitter& f, const Expr& expr) {
   }
   std::vector<Value> args = emit_operands(f, expr);
   switch (expr.kind) {
-    case ExprKind::Bin: require_arity(expr, 2); return emit_binary(f, expr.bin_op, args[0], args[1]);
+    case ExprKind::Bin:
+      require_arity(expr, 2);
+      if (plain_division(f, expr, args[0])) {
+        std::optional<std::uint64_t> literal;
+        if (expr.args[1].kind == ExprKind::Lit) literal = expr.args[1].bits;
+        return emit_plain_division(f, expr.bin_op, args[0], args[1], literal);
+      }
+      return emit_binary(f, expr.bin_op, args[0], args[1]);
     case ExprKind::Un: require_arity(expr, 1); return emit_unary(f, expr.un_op, args[0]);
     case ExprKind::Select: require_arity(expr, 3); return emit_select_value(f, args[0], args[1], args[2]);
     case ExprKind::Cast: require_arity(expr, 1); return emit_cast(f, expr.type, args[0]);
