@@ -342,3 +342,31 @@ TEST_CASE("the emitted PTX: plain divisions without selects, a shift or mask for
   CHECK(opcodes(off.ptx, "selp.") == 2 * 13);
   CHECK(opcodes(optimized.ptx, "selp.") == 2 * 6);
 }
+
+// ---- NaN payloads in workgroup memory ---------------------------------------------------------------
+
+TEST_CASE("f32 stores to workgroup memory keep the register's bits; global stores and bitcasts canonicalise") {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto x = b.buffer("x", Access::Read, Type::F32);
+  auto y = b.buffer("y", Access::Output, Type::F32, 32);
+  auto bits = b.buffer("bits", Access::Output, Type::U32, 32);
+  auto tile = b.buffer("tile", Access::Workgroup, Type::F32, 32);
+  auto halves = b.buffer("halves", Access::Workgroup, Type::F16, 32);
+  b.store(tile, local_id(0), x[local_id(0)] / f32(0.0f));
+  b.store(halves, local_id(0), x[local_id(0)]);
+  b.barrier();
+  b.store(y, local_id(0), tile[u32(31) - local_id(0)] + halves[local_id(0)]);
+  b.store(bits, local_id(0), bitcast(Type::U32, tile[local_id(0)]));
+  (void)y;
+  (void)bits;
+  const vyre::Program program = b.build();
+  // The optimizer: the global f32 store and the bitcast test for NaN, the workgroup f32 store does
+  // not; the f16 narrowing keeps its canonical NaN (a test and a selp on the 16-bit value).
+  const auto optimized = lower(program, Workgroup{32, 1, 1});
+  CHECK(opcodes(optimized.ptx, "testp.notanumber") == 3);
+  CHECK(opcodes(optimized.ptx, "selp.b16") == 1);
+  const auto off = lower(program, Workgroup{32, 1, 1}, false);
+  CHECK(opcodes(off.ptx, "testp.notanumber") == 4);
+  CHECK(opcodes(off.ptx, "selp.b16") == 1);
+}

@@ -680,11 +680,11 @@ class RangeWalk {
           return info;
         }
         const std::optional<Type>& operand = args[0].type;
-        if (operand && integral(*operand) && args[0].range && args[1].range)
-          info.range = binary_range(e.bin_op, *operand, *args[0].range, *args[1].range);
         if (record && (e.bin_op == BinOp::Div || e.bin_op == BinOp::Mod) && operand && integral(*operand) &&
             plain(*operand, args[0].range, args[1].range))
           out_.plain_divisions_.insert(&e);
+        if (operand && integral(*operand) && args[0].range && args[1].range)
+          info.range = binary_range(e.bin_op, *operand, *args[0].range, *args[1].range);
         else if (integral(t))
           info.range = full(width(t));
         return info;

@@ -17,9 +17,9 @@
 //     full range; a loop variable is in [from.lo, to.hi - 1] (loop variables are read-only);
 //   - guards the program tests: inside `if x < y` (<=, >, >=, ==, logical and/or/not of them, a
 //     never-assigned bool variable bound to one), and after `if c { ...return }`, x is below y's
-//     upper bound; inside `if x != 0`, x is not 0. The facts hold only for "stable" expressions, whose value cannot change within
-//     an invocation (literals, builtins, BufLen, never-assigned variables and pure operators of
-//     them; loads are not stable). A grid_sync ends every fact.
+//     upper bound; inside `if x != 0`, x is not 0. The facts hold only for "stable" expressions,
+//     whose value cannot change within an invocation (literals, builtins, BufLen, never-assigned
+//     variables and pure operators of them; loads are not stable). A grid_sync ends every fact.
 // Divisions it proves plain (div and mod/rem of integers): the divisor's interval excludes 0 and,
 // for signed types, the MIN / -1 overflow is excluded too (the divisor's interval excludes -1, or
 // the dividend's excludes MIN). The emitter then lowers them without the zero-divisor selects
