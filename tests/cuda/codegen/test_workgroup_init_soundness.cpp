@@ -100,6 +100,10 @@ vyre::Program random_program(Generator& g, const Shape& shape, std::uint32_t out
     b.barrier();
   }
   const std::uint32_t per = outputs / (kStatements * 2);  // output words per read statement
+  if (g.pick(2) == 0) {  // often a store that may cover the buffer and a barrier first
+    b.if_(g.condition(), [&] { b.store(tile, g.store_index(shape.count), lid * u32(3)); });
+    if (g.pick(4) != 0) b.barrier();
+  }
   for (std::uint32_t j = 0; j < kStatements; ++j) {
     switch (g.pick(6)) {
       case 0:
