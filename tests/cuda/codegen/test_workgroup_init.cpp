@@ -5,13 +5,16 @@
 //     elements, no barrier, an early return, a data-dependent index, an assigned variable);
 //   - divisions whose divisor is never zero (RangeAnalysis::plain_division): lowered as PTX's
 //     div/rem (a shift or mask for unsigned powers of two) without the x/0 selects, kept where the
-//     divisor can be zero or a signed MIN / -1 can happen.
+//     divisor can be zero or a signed MIN / -1 can happen;
+//   - f32 stores to workgroup memory without NaN canonicalisation (unobservable there), and
+//     InvocationId with the launch workgroup size as an immediate.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <array>
 #include <functional>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -369,4 +372,30 @@ TEST_CASE("f32 stores to workgroup memory keep the register's bits; global store
   const auto off = lower(program, Workgroup{32, 1, 1}, false);
   CHECK(opcodes(off.ptx, "testp.notanumber") == 4);
   CHECK(opcodes(off.ptx, "selp.b16") == 1);
+}
+
+// ---- the launch workgroup as an immediate -------------------------------------------------------------
+
+TEST_CASE("InvocationId multiplies by the launch workgroup size as an immediate, not %ntid") {
+  vyre::ProgramBuilder b;
+  b.workgroup(64, 2);
+  auto out = b.buffer("out", Access::Output, Type::U32, 4096);
+  b.store(out, invocation_id(0) + invocation_id(1) * u32(128), u32(1));
+  (void)out;
+  const vyre::Program program = b.build();
+  auto main_text = [](const cuda::LoweredProgram& lowered) {
+    for (const auto& entry : ptx_test::entries(lowered.ptx))
+      if (entry.name == "vyre_main") return entry.text;
+    return std::string();
+  };
+  const std::string optimized = main_text(lower(program, Workgroup{64, 2, 1}));
+  CHECK(count(optimized, "%ntid") == 0);
+  CHECK(count(optimized, ", 64, %r") == 1);
+  CHECK(count(optimized, ", 2, %r") == 1);
+  CHECK(std::regex_search(optimized, std::regex("mov\\.u32 %r[0-9]+, 64;")));  // the tail guard
+  // A workgroup_override launch lowers its own module with its size.
+  CHECK(count(main_text(lower(program, Workgroup{32, 4, 1})), ", 32, %r") == 1);
+  // Without the optimizer or without a known size: %ntid (InvocationId.x and the tail guard).
+  CHECK(count(main_text(lower(program, Workgroup{64, 2, 1}, false)), "%ntid.x") == 2);
+  CHECK(count(main_text(lower(program, std::nullopt)), "%ntid.x") == 2);
 }
