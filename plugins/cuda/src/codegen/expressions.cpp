@@ -2,9 +2,12 @@
 // lowering of the expression's family.
 #include "codegen/expressions.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codegen/memory_access.hpp"
+#include "optimize/exact_reciprocal.hpp"
 #include "optimize/value_range.hpp"
 #include "vyre/error.hpp"
 
@@ -57,6 +60,16 @@ bool plain_division(const FunctionEmitter& f, const Expr& expr, const Value& div
   return f.layout().ranges != nullptr && f.layout().ranges->plain_division(expr);
 }
 
+// A float Div by a power-of-two literal whose reciprocal is exact (optimize/exact_reciprocal.hpp):
+// the reciprocal's bits, for a mul.rn that gives div.rn's bits for every dividend.
+std::optional<std::uint64_t> power_of_two_divisor(const FunctionEmitter& f, const Expr& expr, const Value& dividend) {
+  if (expr.bin_op != BinOp::Div || f.layout().ranges == nullptr) return std::nullopt;
+  if (dividend.type != Type::F32 && dividend.type != Type::F64) return std::nullopt;
+  const Expr& divisor = expr.args[1];
+  if (divisor.kind != ExprKind::Lit || divisor.type != dividend.type) return std::nullopt;
+  return optimize::exact_reciprocal(dividend.type, divisor.bits);
+}
+
 }  // namespace
 
 Value emit_expr(FunctionEmitter& f, const Expr& expr) {
@@ -78,6 +91,11 @@ Value emit_expr(FunctionEmitter& f, const Expr& expr) {
   switch (expr.kind) {
     case ExprKind::Bin:
       require_arity(expr, 2);
+      if (auto reciprocal = power_of_two_divisor(f, expr, args[0])) {
+        Value v = f.value(args[0].type);
+        f.ins("mul.rn.{} {}, {}, {};", float_type(args[0].type), v.reg, args[0].reg, immediate(args[0].type, *reciprocal));
+        return v;
+      }
       if (plain_division(f, expr, args[0])) {
         std::optional<std::uint64_t> literal;
         if (expr.args[1].kind == ExprKind::Lit) literal = expr.args[1].bits;
