@@ -2,7 +2,8 @@
 //   1. analysis        program_layout.cpp   buffers, shared layout, mode, phases
 //                      optimize/value_range.cpp  value ranges: accesses proved in bounds,
 //                      divisions proved plain; optimize/workgroup_init.cpp  phases whose zeroed
-//                      workgroup memory is never read
+//                      workgroup memory is never read; optimize/zero_sign.cpp  min/max whose
+//                      signed zero nothing observes
 //   2. function state  function_emitter.cpp registers, labels, variables
 //   3. expressions     expressions.cpp and one file per operator family, memory_access.cpp
 //   4. statements      statements.cpp
@@ -25,6 +26,7 @@
 #include "math/math_library.hpp"
 #include "optimize/value_range.hpp"
 #include "optimize/workgroup_init.hpp"
+#include "optimize/zero_sign.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ops.hpp"
 
@@ -99,7 +101,11 @@ LoweredProgram lower(const Program& program, const Target& target, const LowerOp
   check_ops_lowered(program, target);
   codegen::ProgramLayout layout = codegen::analyze_program(program);
   std::optional<optimize::RangeAnalysis> ranges;
-  if (options.optimize) layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
+  std::optional<optimize::ZeroSignAnalysis> zero_signs;
+  if (options.optimize) {
+    layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
+    layout.zero_signs = &zero_signs.emplace(program);
+  }
   layout.launch_workgroup = options.workgroup;
   if (options.optimize && options.workgroup) {
     for (const auto& phase : layout.phases) {
