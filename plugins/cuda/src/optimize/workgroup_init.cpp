@@ -6,8 +6,8 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
-#include "vyre/buffer_index.hpp"
 
 namespace vyre::cuda::optimize {
 
@@ -211,7 +211,7 @@ void collect_assigned(const std::vector<Node>& body, std::set<std::string>& name
 class Coverage {
  public:
   Coverage(const Program& program, const std::array<std::uint32_t, 3>& workgroup)
-      : program_(program), workgroup_(workgroup) {
+      : workgroup_(workgroup) {
     collect_assigned(program.body, assigned_);
   }
 
@@ -229,7 +229,6 @@ class Coverage {
   }
 
  private:
-  const Program& program_;
   const std::array<std::uint32_t, 3>& workgroup_;
   std::set<std::string> assigned_;
 
