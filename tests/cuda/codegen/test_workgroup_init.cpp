@@ -223,7 +223,9 @@ TEST_CASE("the emitted PTX: no zeroing where the analysis proved it unobservable
   CHECK(count(smaller.ptx, "zero_shared") > 0);
   // With a known launch size the zeroing is one store per invocation, no loop.
   CHECK(count(smaller.ptx, "$L_zero_shared_done_") == 2);
+  CHECK(count(smaller.ptx, "$L_zero_shared_") == 2);
   CHECK(count(unknown.ptx, "$L_zero_shared_") == 4);  // the loop: head and done labels, two branches
+  CHECK(count(off.ptx, "$L_zero_shared_") == 4);      // without the optimizer: the loop too
 }
 
 TEST_CASE("a grid_sync phase is analysed on its own: workgroup memory is zero again after it") {

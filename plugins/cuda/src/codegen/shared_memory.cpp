@@ -34,10 +34,10 @@ std::pair<std::string, std::string> linear_id_and_count(FunctionEmitter& f) {
 }
 
 // A module specialised to its launch workgroup (.reqntid) knows the invocation count: with at
-// least one invocation per word, each stores its word once, without a loop.
+// least one invocation per word, each stores its word once, without a loop (with the optimizer).
 bool zero_shared_straight(FunctionEmitter& f, std::uint32_t words) {
   const auto& workgroup = f.layout().launch_workgroup;
-  if (!workgroup) return false;
+  if (!workgroup || f.layout().ranges == nullptr) return false;  // with the optimizer only (A/B)
   const std::uint64_t count = std::uint64_t{(*workgroup)[0]} * (*workgroup)[1] * (*workgroup)[2];
   if (count < words) return false;
   auto [id, unused] = linear_id_and_count(f);
