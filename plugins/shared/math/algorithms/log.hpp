@@ -132,6 +132,33 @@ typename B::Pred log_domain(B& b, const typename P::template F<B>& x) {
   return b.and_(b.gt(x, b.c(K(0))), b.lt(x, b.c(std::numeric_limits<K>::infinity())));
 }
 
+// ln2 split for log_f64: the high part has 32 significant bits (e ln2_hi is exact for |e| < 2^21).
+inline constexpr double kLn2Hi32 = 0x1.62e42feep-1;
+inline constexpr double kLn2Lo32 = 0x1.a39ef35793c76p-33;
+
+// f64 log, fdlibm-style without double-words (SPEC §5 allows 2 ULP; sampled within 1, ACCURACY.md):
+// with s = f / (2 + f) = f * rcp.rn(2 + f) (s only enters a small correction, so its error of up to
+// one ulp costs below 0.1 ulp of the result), hfsq = f^2 / 2 and R = z T(z), z = s^2 (k_log_short_f64),
+//   log(x) = e ln2_hi - ((hfsq - (s (hfsq + R) + e ln2_lo)) - f)
+// where ln2_hi has 32 significant bits, so e ln2_hi is exact, and where e ln2_hi and the bracket
+// nearly cancel (e = 1, m near sqrt(1/2)) the final subtraction is exact (Sterbenz).
+// Specials: fma(x, inf, inf) is inf for +inf, NaN for x < 0 and NaN; +-0 give -inf.
+template <class B>
+typename B::F64 log_f64(B& b, const typename B::F64& x) {
+  auto red = log_reduce<P64>(b, x);
+  auto f = red.f;
+  auto s = b.mul(f, b.recip(b.add(b.c(2.0), f)));
+  auto z = b.mul(s, s);
+  auto r = b.mul(z, horner(b, z, poly::k_log_short_f64));
+  auto hfsq = b.mul(b.mul(b.c(0.5), f), f);
+  auto lo = b.fma(s, b.add(hfsq, r), b.mul(red.e, b.c(kLn2Lo32)));
+  auto bracket = b.sub(b.sub(hfsq, lo), f);
+  auto y = b.fma(red.e, b.c(kLn2Hi32), b.neg(bracket));
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  auto special = b.sel(b.eq(x, b.c(0.0)), b.c(-inf), b.fma(x, b.c(inf), b.c(inf)));
+  return b.sel(log_domain<P64>(b, x), y, special);
+}
+
 template <class P, class B>
 typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
   using C = LogConstants<P>;
@@ -143,13 +170,9 @@ typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
     auto lm = b.fma(b.mul(red.f, red.f), horner(b, red.f, poly::k_log1p_f32), red.f);
     auto y = b.fma(red.e, b.c(C::kLn2Hi), lm);
     return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+  } else {
+    return log_f64(b, x);
   }
-  auto parts = log_parts<P>(b, x);
-  auto eln2 = two_prod(b, parts.e, b.c(C::kLn2Hi));
-  auto lo = b.add(b.fma(parts.e, b.c(C::kLn2Lo), eln2.lo), parts.lm.lo);
-  auto sum = two_sum(b, eln2.hi, parts.lm.hi);
-  auto y = b.add(sum.hi, b.add(sum.lo, lo));
-  return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
 }
 
 template <class P, class B>
