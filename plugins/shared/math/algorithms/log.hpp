@@ -145,15 +145,24 @@ inline constexpr double kLn2Lo32 = 0x1.a39ef35793c76p-33;
 // Specials: fma(x, inf, inf) is inf for +inf, NaN for x < 0 and NaN; +-0 give -inf.
 template <class B>
 typename B::F64 log_f64(B& b, const typename B::F64& x) {
-  auto red = log_reduce<P64>(b, x);
-  auto f = red.f;
+  using C = LogConstants<P64>;
+  // x = 2^e m on the high word (32-bit integer operations, as fdlibm): m in [sqrt(1/2), sqrt(2))
+  // with the bound's low word dropped (m >= 0.70710677; |s| <= 0.17158 stays inside the fit).
+  constexpr std::uint32_t kSqrtHalfHi = static_cast<std::uint32_t>(C::kSqrtHalfBits >> 32);
+  auto tiny = b.lt(x, b.c(C::kMinNormal));
+  auto bits = b.bits(b.sel(tiny, b.mul(x, b.c(C::kSubnormalScale)), x));
+  auto hx = b.sub(b.hi32(bits), b.u32(kSqrtHalfHi));
+  auto e_int = b.sub(b.shr_s(hx, b.u32(20)), b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
+  auto m_hi = b.add(b.and_(hx, b.u32(0x000FFFFFu)), b.u32(kSqrtHalfHi));
+  auto f = b.sub(b.f64_from_bits(b.pack64(b.lo32(bits), m_hi)), b.c(1.0));
+  auto e = b.s32_to_f64(e_int);
   auto s = b.mul(f, b.recip(b.add(b.c(2.0), f)));
   auto z = b.mul(s, s);
   auto r = b.mul(z, horner(b, z, poly::k_log_short_f64));
   auto hfsq = b.mul(b.mul(b.c(0.5), f), f);
-  auto lo = b.fma(s, b.add(hfsq, r), b.mul(red.e, b.c(kLn2Lo32)));
+  auto lo = b.fma(s, b.add(hfsq, r), b.mul(e, b.c(kLn2Lo32)));
   auto bracket = b.sub(b.sub(hfsq, lo), f);
-  auto y = b.fma(red.e, b.c(kLn2Hi32), b.neg(bracket));
+  auto y = b.fma(e, b.c(kLn2Hi32), b.neg(bracket));
   constexpr double inf = std::numeric_limits<double>::infinity();
   auto special = b.sel(b.eq(x, b.c(0.0)), b.c(-inf), b.fma(x, b.c(inf), b.c(inf)));
   return b.sel(log_domain<P64>(b, x), y, special);
