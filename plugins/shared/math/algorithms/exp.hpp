@@ -6,7 +6,8 @@
 // scaled by 2^k in two exact steps so overflow and gradual underflow round once. Where the result
 // is subnormal the double-word is first rounded to odd, which makes the second rounding correct.
 // exp2(x) = 2^k * e^((x - k) ln2), with (x - k) exact and (x - k)*ln2 as a double-word.
-// That is the f64 algorithm (and the kernel sinh, cosh and tanh use in both precisions).
+// That is the f64 exp2 algorithm (and the kernel sinh, cosh and tanh use in both precisions); f64
+// exp is the cheaper exp_f64 below (one rounded r, no double-words).
 //
 // f32 exp and exp2 take a cheaper route (SPEC §5 allows 2 ULP; exhaustively within 1, ACCURACY.md):
 // k = rint(x log2 e) and its integer bits in one fma against 1.5 * 2^23, r = x - k ln2 rounded

@@ -4,8 +4,8 @@
 // scaled into the normal range). With f = m - 1 (exact) and s = f / (2 + f):
 //   log(m) = 2 atanh(s) = f - f^2/2 + s (f^2/2 + R(s^2)),  R(z) = z Q(z) minimax, z <= 0.02945,
 // formed as a double-word (f - f^2/2 with two_sum and an exact f^2/2). Then
-//   log(x)  = e*ln2 + log(m)          (double-word arithmetic, one final rounding)
-//   log2(x) = e + log(m) * (1/ln2)
+//   log2(x) = e + log(m) * (1/ln2)      (double-word arithmetic, one final rounding)
+// f64 log uses the same s and R without double-words (fdlibm's formula, see log_f64).
 // f32 (bound 2 ULP) skips s and the double-words: log(m) = fma(f^2, G(f), f), see log_fn/log2_fn.
 // Specials: log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN -> NaN.
 #pragma once
