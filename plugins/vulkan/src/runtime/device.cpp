@@ -186,7 +186,19 @@ void Device::probe_and_create_device() {
   p11.pNext = &p12;
   p12.pNext = &push_props;
   if (size_control) push_props.pNext = &sg_props;
+  // The multiprocessor count, where the vendor says it (workgroup counts of grid-stride programs).
+  auto nv_sm = vk_struct<VkPhysicalDeviceShaderSMBuiltinsPropertiesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV);
+  auto amd_cores = vk_struct<VkPhysicalDeviceShaderCorePropertiesAMD>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD);
+  const bool nv_sm_count = has_extension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  const bool amd_core_count = has_extension(extensions, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  void** tail = size_control ? &sg_props.pNext : &push_props.pNext;
+  if (nv_sm_count) { *tail = &nv_sm; tail = &nv_sm.pNext; }
+  if (amd_core_count) *tail = &amd_cores;
   ifn_.vkGetPhysicalDeviceProperties2(physical_, &props2);
+  limits_.multiprocessors = nv_sm_count ? nv_sm.shaderSMCount
+                            : amd_core_count ? amd_cores.shaderEngineCount * amd_cores.computeUnitsPerShaderArray *
+                                                   amd_cores.shaderArraysPerEngineCount
+                                             : 0;
   std::memcpy(pipeline_cache_uuid_, properties_.pipelineCacheUUID, VK_UUID_SIZE);
 
   // ---- features ----

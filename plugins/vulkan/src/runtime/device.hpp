@@ -38,6 +38,7 @@ struct DeviceLimits {
   std::uint64_t non_coherent_atom = 64;
   double timestamp_period_ns = 0;  // 0: no timestamps on the queue
   std::uint32_t subgroup_size = 0;
+  std::uint32_t multiprocessors = 0;  // 0: the driver does not say (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties)
 };
 
 class Device {

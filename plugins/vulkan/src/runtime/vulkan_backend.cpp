@@ -44,7 +44,7 @@ void VulkanBackend::device_profile(vyre_device_profile& out) {
   out.compute_major = VK_API_VERSION_MAJOR(p.apiVersion);
   out.compute_minor = VK_API_VERSION_MINOR(p.apiVersion);
   out.driver_version = p.driverVersion;
-  out.multiprocessors = 0;
+  out.multiprocessors = l.multiprocessors;
   out.total_memory_bytes = d.device_local_bytes();
   out.subgroup_width = l.subgroup_size;
   out.max_threads_per_workgroup = std::min(l.max_workgroup_invocations, l.max_workgroup_size[0]);
