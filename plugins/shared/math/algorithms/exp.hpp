@@ -161,6 +161,11 @@ typename B::F32 exp2_f32(B& b, const typename B::F32& x) {
 // to +inf and x < -746 to +0 (there k and r are not meaningful).
 inline constexpr double kRoundMagic64 = 0x1.8p52;
 inline constexpr double kExpNormalBelow = 708.0;  // |x| < 708: 2^k y is normal (|k| <= 1022)
+// ln2 = hi + lo with hi of 21 significant bits (its low word zero: an immediate in SASS, where a
+// full-width constant costs a load): k hi is exact and so is x - k hi (|x - k hi| < 1/2 is a
+// multiple of ulp(x)); ln2 - hi - lo = -2.3e-23.
+inline constexpr double kExpLn2Hi = 0x1.62e42p-1;
+inline constexpr double kExpLn2Lo = 0x1.fdf473de6af28p-22;
 
 template <class B>
 typename B::F64 exp_f64(B& b, const typename B::F64& x) {
@@ -168,7 +173,7 @@ typename B::F64 exp_f64(B& b, const typename B::F64& x) {
   auto j = b.fma(x, b.c(C::kLog2e), b.c(kRoundMagic64));
   auto kf = b.sub(j, b.c(kRoundMagic64));
   auto k = b.lo32(b.bits(j));
-  auto r = b.fma(b.neg(kf), b.c(C::kLn2Lo), b.fma(b.neg(kf), b.c(C::kLn2Hi), x));
+  auto r = b.fma(b.neg(kf), b.c(kExpLn2Lo), b.fma(b.neg(kf), b.c(kExpLn2Hi), x));
   auto q = b.fma(r, horner(b, r, poly::k_exp_nested_f64), b.c(1.0));
   auto y = b.fma(r, q, b.c(1.0));
   auto y_bits = b.bits(y);

@@ -132,15 +132,16 @@ typename B::Pred log_domain(B& b, const typename P::template F<B>& x) {
   return b.and_(b.gt(x, b.c(K(0))), b.lt(x, b.c(std::numeric_limits<K>::infinity())));
 }
 
-// ln2 split for log_f64: the high part has 32 significant bits (e ln2_hi is exact for |e| < 2^21).
-inline constexpr double kLn2Hi32 = 0x1.62e42feep-1;
-inline constexpr double kLn2Lo32 = 0x1.a39ef35793c76p-33;
+// ln2 split for log_f64: the high part has 21 significant bits (e ln2_hi is exact for |e| < 2^32;
+// its low word is zero, an immediate in SASS, where a full-width constant costs a load).
+inline constexpr double kLogLn2Hi = 0x1.62e42p-1;
+inline constexpr double kLogLn2Lo = 0x1.fdf473de6af28p-22;
 
 // f64 log, fdlibm-style without double-words (SPEC §5 allows 2 ULP; sampled within 1, ACCURACY.md):
 // with s = f / (2 + f) = f * rcp.rn(2 + f) (s only enters a small correction, so its error of up to
 // one ulp costs below 0.1 ulp of the result), hfsq = f^2 / 2 and R = z T(z), z = s^2 (k_log_short_f64),
 //   log(x) = e ln2_hi - ((hfsq - (s (hfsq + R) + e ln2_lo)) - f)
-// where ln2_hi has 32 significant bits, so e ln2_hi is exact, and where e ln2_hi and the bracket
+// where ln2_hi has 21 significant bits, so e ln2_hi is exact, and where e ln2_hi and the bracket
 // nearly cancel (e = 1, m near sqrt(1/2)) the final subtraction is exact (Sterbenz).
 // Specials: fma(x, inf, inf) is inf for +inf, NaN for x < 0 and NaN; +-0 give -inf.
 template <class B>
@@ -160,9 +161,9 @@ typename B::F64 log_f64(B& b, const typename B::F64& x) {
   auto z = b.mul(s, s);
   auto r = b.mul(z, horner(b, z, poly::k_log_short_f64));
   auto hfsq = b.mul(b.mul(b.c(0.5), f), f);
-  auto lo = b.fma(s, b.add(hfsq, r), b.mul(e, b.c(kLn2Lo32)));
+  auto lo = b.fma(s, b.add(hfsq, r), b.mul(e, b.c(kLogLn2Lo)));
   auto bracket = b.sub(b.sub(hfsq, lo), f);
-  auto y = b.fma(e, b.c(kLn2Hi32), b.neg(bracket));
+  auto y = b.fma(e, b.c(kLogLn2Hi), b.neg(bracket));
   constexpr double inf = std::numeric_limits<double>::infinity();
   auto special = b.sel(b.eq(x, b.c(0.0)), b.c(-inf), b.fma(x, b.c(inf), b.c(inf)));
   return b.sel(log_domain<P64>(b, x), y, special);
