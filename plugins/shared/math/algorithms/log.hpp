@@ -143,17 +143,16 @@ inline constexpr double kLogLn2Lo = 0x1.fdf473de6af28p-22;
 //   log(x) = e ln2_hi - ((hfsq - (s (hfsq + R) + e ln2_lo)) - f)
 // where ln2_hi has 21 significant bits, so e ln2_hi is exact, and where e ln2_hi and the bracket
 // nearly cancel (e = 1, m near sqrt(1/2)) the final subtraction is exact (Sterbenz).
-// Specials: fma(x, inf, inf) is inf for +inf, NaN for x < 0 and NaN; +-0 give -inf.
+// For positive normal x (2^e_adjust x, e_adjust subtracted from the exponent).
 template <class B>
-typename B::F64 log_f64(B& b, const typename B::F64& x) {
+typename B::F64 log_f64_normal(B& b, const typename B::F64& x, const typename B::B32& e_adjust) {
   using C = LogConstants<P64>;
   // x = 2^e m on the high word (32-bit integer operations, as fdlibm): m in [sqrt(1/2), sqrt(2))
   // with the bound's low word dropped (m >= 0.70710677; |s| <= 0.17158 stays inside the fit).
   constexpr std::uint32_t kSqrtHalfHi = static_cast<std::uint32_t>(C::kSqrtHalfBits >> 32);
-  auto tiny = b.lt(x, b.c(C::kMinNormal));
-  auto bits = b.bits(b.sel(tiny, b.mul(x, b.c(C::kSubnormalScale)), x));
+  auto bits = b.bits(x);
   auto hx = b.sub(b.hi32(bits), b.u32(kSqrtHalfHi));
-  auto e_int = b.sub(b.shr_s(hx, b.u32(20)), b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
+  auto e_int = b.sub(b.shr_s(hx, b.u32(20)), e_adjust);
   auto m_hi = b.add(b.and_(hx, b.u32(0x000FFFFFu)), b.u32(kSqrtHalfHi));
   auto f = b.sub(b.f64_from_bits(b.pack64(b.lo32(bits), m_hi)), b.c(1.0));
   auto e = b.s32_to_f64(e_int);
@@ -163,10 +162,26 @@ typename B::F64 log_f64(B& b, const typename B::F64& x) {
   auto hfsq = b.mul(b.mul(b.c(0.5), f), f);
   auto lo = b.fma(s, b.add(hfsq, r), b.mul(e, b.c(kLogLn2Lo)));
   auto bracket = b.sub(b.sub(hfsq, lo), f);
-  auto y = b.fma(e, b.c(kLogLn2Hi), b.neg(bracket));
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  auto special = b.sel(b.eq(x, b.c(0.0)), b.c(-inf), b.fma(x, b.c(inf), b.c(inf)));
-  return b.sel(log_domain<P64>(b, x), y, special);
+  return b.fma(e, b.c(kLogLn2Hi), b.neg(bracket));
+}
+
+// log_f64_normal for positive normal x (the high word minus 0x00100000 is below 0x7FE00000,
+// unsigned); a branch, with a second copy, for the rest: subnormals scaled by 2^54 first, and the
+// specials: fma(x, inf, inf) is inf for +inf, NaN for x < 0 and NaN; +-0 give -inf.
+template <class B>
+typename B::F64 log_f64(B& b, const typename B::F64& x) {
+  using C = LogConstants<P64>;
+  auto ordinary = b.lt_u(b.sub(b.hi32(b.bits(x)), b.u32(0x00100000u)), b.u32(0x7FE00000u));
+  auto out = b.var(log_f64_normal(b, x, b.u32(0)));
+  b.if_(b.not_(ordinary), [&] {
+    auto tiny = b.lt(x, b.c(C::kMinNormal));
+    auto xs = b.sel(tiny, b.mul(x, b.c(C::kSubnormalScale)), x);
+    auto y = log_f64_normal(b, xs, b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    auto special = b.sel(b.eq(x, b.c(0.0)), b.c(-inf), b.fma(x, b.c(inf), b.c(inf)));
+    b.set(out, b.sel(log_domain<P64>(b, x), y, special));
+  });
+  return b.get(out);
 }
 
 template <class P, class B>
