@@ -143,7 +143,7 @@ inline constexpr double kLogLn2Lo = 0x1.fdf473de6af28p-22;
 //   log(x) = e ln2_hi - ((hfsq - (s (hfsq + R) + e ln2_lo)) - f)
 // where ln2_hi has 21 significant bits, so e ln2_hi is exact, and where e ln2_hi and the bracket
 // nearly cancel (e = 1, m near sqrt(1/2)) the final subtraction is exact (Sterbenz).
-// For positive normal x (2^e_adjust x, e_adjust subtracted from the exponent).
+// x positive and normal; the result is log(x 2^-e_adjust) (e_adjust is subtracted from e).
 template <class B>
 typename B::F64 log_f64_normal(B& b, const typename B::F64& x, const typename B::B32& e_adjust) {
   using C = LogConstants<P64>;
