@@ -105,6 +105,10 @@ class ProducerWaits {
  public:
   void add(Framework framework, int device);
   void wait() const;
+  // Where exactly one producer stream is waited for: its CUstream handle (torch's or CuPy's current
+  // stream), for a wait on the device instead (Backend::dispatch_resident_after); else none.
+  std::optional<std::uint64_t> single_stream() const;
+  bool any() const { return !waits_.empty(); }
 
  private:
   std::vector<std::pair<Framework, int>> waits_;
@@ -124,8 +128,11 @@ BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool
 // Only the cache: the entry of `object` where it still fits (a stale one is dropped), else none.
 std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
                                          ProducerWaits& waits);
-// {entries, hits, misses, stale, dropped, uncached} of the backend's import cache; and emptying it.
+// {entries, hits, misses, stale, dropped, uncached, device_stream_waits, host_stream_waits} of the
+// backend's import cache; and emptying it (the counts stay).
 py::dict import_cache_info(const PyBackend& backend);
+// Count one run_resident ordered after producers' streams on the device or on the host. GIL held.
+void count_producer_wait(const PyBackend& backend, bool on_device);
 void clear_import_cache(const PyBackend& backend);
 
 // Whether elements of `dtype` may fill buffer `decl` as they are: the same size, floats for float

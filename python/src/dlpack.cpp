@@ -154,6 +154,27 @@ bool on_cuda(const dlpack::Tensor& t) {
 
 // torch: the current stream's raw handle is one C call (torch._C._cuda_getCurrentRawStream); the
 // torch.cuda.Stream object for it (whose construction costs microseconds) is made once per handle.
+// torch's current stream of `device` as a CUstream handle (0: the legacy default stream).
+std::uint64_t torch_stream_handle(int device) {
+  static py::object* raw_stream = nullptr;  // never destroyed: used until exit
+  if (raw_stream == nullptr) {
+    const py::object c = py::module_::import("torch").attr("_C");
+    if (py::hasattr(c, "_cuda_getCurrentRawStream"))
+      raw_stream = new py::object(c.attr("_cuda_getCurrentRawStream"));
+    else
+      raw_stream = new py::object(py::module_::import("torch").attr("cuda").attr("current_stream"));
+  }
+  const py::object handle = (*raw_stream)(device);
+  return py::isinstance<py::int_>(handle) ? handle.cast<std::uint64_t>() : handle.attr("cuda_stream").cast<std::uint64_t>();
+}
+
+std::uint64_t cupy_stream_handle() {
+  static py::object* current_stream = nullptr;  // never destroyed: used until exit
+  if (current_stream == nullptr)
+    current_stream = new py::object(py::module_::import("cupy").attr("cuda").attr("get_current_stream"));
+  return (*current_stream)().attr("ptr").cast<std::uint64_t>();
+}
+
 void wait_for_torch(int device) {
   static py::object* raw_stream = nullptr;      // never destroyed: used until exit
   static py::object* current_stream = nullptr;
@@ -521,6 +542,8 @@ struct ImportCache {
   std::uint64_t stale = 0;    // entries dropped because their object views other memory now
   std::uint64_t dropped = 0;  // entries dropped because their object died
   std::uint64_t uncached = 0; // imports of objects the cache cannot track (imported per call)
+  std::uint64_t device_stream_waits = 0;  // run_resident calls ordered after a producer on the device
+  std::uint64_t host_stream_waits = 0;    // ... and after a host synchronize of the producers' streams
 };
 
 std::shared_ptr<ImportCache> make_import_cache() { return std::make_shared<ImportCache>(); }
@@ -538,6 +561,14 @@ void ProducerWaits::wait() const {
     if (framework == Framework::Torch) wait_for_torch(device);
     if (framework == Framework::CuPy) wait_for_cupy();
   }
+}
+
+std::optional<std::uint64_t> ProducerWaits::single_stream() const {
+  if (waits_.size() != 1) return std::nullopt;
+  const auto [framework, device] = waits_.front();
+  if (framework == Framework::Torch) return torch_stream_handle(device);
+  if (framework == Framework::CuPy) return cupy_stream_handle();
+  return std::nullopt;
 }
 
 PyResident import_dlpack(const host::Backend& backend, const py::handle& object, bool read_only) {
@@ -621,7 +652,13 @@ py::dict import_cache_info(const PyBackend& backend) {
   d["stale"] = c.stale;
   d["dropped"] = c.dropped;
   d["uncached"] = c.uncached;
+  d["device_stream_waits"] = c.device_stream_waits;
+  d["host_stream_waits"] = c.host_stream_waits;
   return d;
+}
+
+void count_producer_wait(const PyBackend& backend, bool on_device) {
+  ++(on_device ? backend.imports->device_stream_waits : backend.imports->host_stream_waits);
 }
 
 void clear_import_cache(const PyBackend& backend) {

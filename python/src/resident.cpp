@@ -86,8 +86,10 @@ host::Binding host_binding(const BufferDecl& decl, const py::handle& value, Resi
   return host::Binding::host_bytes(in.bytes);
 }
 
+// `wait` false: the caller orders the dispatch after the producers' streams (run_resident).
 ResidentArguments resident_arguments(const PyBackend& backend, const py::handle& program,
-                                     const py::args& args, const py::kwargs& kwargs, bool cached = true) {
+                                     const py::args& args, const py::kwargs& kwargs, bool cached = true,
+                                     bool wait = true) {
   ResidentArguments out;
   out.cached = cached;
   out.program = program.cast<std::shared_ptr<PyProgram>>();
@@ -95,8 +97,34 @@ ResidentArguments resident_arguments(const PyBackend& backend, const py::handle&
   const BufferBindings given = bind_buffers(ir, args, kwargs, &out.config, "buffer");
   for (std::size_t k = 0; k < given.slots.size(); ++k)
     out.bindings.push_back(binding_of(backend, ir.buffers[given.slots[k]], given.objects[k], out));
-  out.waits.wait();
+  if (wait) out.waits.wait();
   return out;
+}
+
+// A synchronous resident dispatch after the producers' work: where one producer stream is waited
+// for and the backend can wait for it on the device (cuda's VYRE_EXTENSION_NATIVE_STREAM), the
+// dispatch is queued behind it without a host synchronize; otherwise (or where the driver refuses
+// the stream: nothing was queued then) the host synchronizes the producers' streams first.
+void dispatch_after_producers(const PyBackend& b, ResidentArguments& run) {
+  const host::Program compiled = run.program->compiled_for(b.backend);
+  std::optional<std::uint64_t> stream;
+  if (b.backend.can_wait_native_stream(VYRE_NATIVE_STREAM_CUDA)) stream = run.waits.single_stream();
+  if (stream) {
+    try {
+      {
+        py::gil_scoped_release release;
+        b.backend.dispatch_resident_after(compiled, run.bindings, VYRE_NATIVE_STREAM_CUDA, *stream, run.config);
+      }
+      count_producer_wait(b, true);
+      return;
+    } catch (const vyre::Error& e) {
+      if (e.code() != VYRE_ERR_INVALID_ARGUMENT) throw;
+    }
+  }
+  if (run.waits.any()) count_producer_wait(b, false);
+  run.waits.wait();
+  py::gil_scoped_release release;
+  b.backend.dispatch_resident(compiled, run.bindings, run.config);
 }
 
 // (program, bindings) or (program, bindings, config); bindings a list (declaration order) or a dict.
@@ -247,15 +275,14 @@ void bind_resident(py::module_& m) {
          "external memory (reference_cpu: CPU memory; cuda: the instance's device).")
       .def("dlpack_cache_info", &import_cache_info,
            "The import cache of DLPack objects bound straight to run_resident/run_resident_timed: "
-           "{entries, hits, misses, stale, dropped, uncached}. An object is imported once and reused "
+           "{entries, hits, misses, stale, dropped, uncached, device_stream_waits, host_stream_waits}. An object is "
+           "imported once and reused "
            "while it lives and views the same memory (docs/PYTHON.md, \"Zero copy\").")
       .def("clear_dlpack_cache", &clear_import_cache, "Release every cached import now.")
       .def("run_resident", [](const PyBackend& b, const py::handle& program, const py::args& args,
                               const py::kwargs& kwargs) {
-        ResidentArguments run = resident_arguments(b, program, args, kwargs);
-        const host::Program compiled = run.program->compiled_for(b.backend);
-        py::gil_scoped_release release;
-        b.backend.dispatch_resident(compiled, run.bindings, run.config);
+        ResidentArguments run = resident_arguments(b, program, args, kwargs, true, false);
+        dispatch_after_producers(b, run);
       }, py::arg("program"))
       .def("run_resident_async", [](const PyBackend& b, const py::handle& program, const py::args& args,
                                     const py::kwargs& kwargs) {

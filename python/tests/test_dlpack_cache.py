@@ -46,7 +46,8 @@ def test_an_array_bound_again_and_again_is_imported_once_and_written_in_place(cp
         cpu.run_resident(xor_program(), a=a, b=B, out=out)
         np.testing.assert_array_equal(out, a ^ B)  # the array's own memory, every call
         assert address(out) == where
-    assert info(cpu) == {"entries": 1, "hits": 3, "misses": 1, "stale": 0, "dropped": 0, "uncached": 0}
+    assert info(cpu) == {"entries": 1, "hits": 3, "misses": 1, "stale": 0, "dropped": 0, "uncached": 0,
+                         "device_stream_waits": 0, "host_stream_waits": 0}
 
 
 def test_the_cache_holds_no_reference_to_the_array(cpu):
@@ -271,7 +272,8 @@ def test_a_cuda_array_bound_again_is_imported_once_with_its_own_pointer(fake):
     ra, rb, rout = (backend.alloc(4096, "uint32") for _ in range(3))
     plain = driver_calls(driver, lambda: backend.run_resident(xor_program(), a=ra, b=rb, out=rout))
     assert sum(again.values()) <= sum(plain.values()), (again, plain)
-    assert info(backend) == {"entries": 3, "hits": 3, "misses": 3, "stale": 0, "dropped": 0, "uncached": 0}
+    assert info(backend) == {"entries": 3, "hits": 3, "misses": 3, "stale": 0, "dropped": 0, "uncached": 0,
+                         "device_stream_waits": 0, "host_stream_waits": 0}
     pointers = [a.pointer, b.pointer, out.pointer]
     assert launches[0][:3] == pointers and launches[1][:3] == pointers  # zero copy: their memory
 

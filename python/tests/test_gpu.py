@@ -96,6 +96,26 @@ def test_torch_work_on_another_stream_is_finished_before_vyre_reads(cuda, torch)
     np.testing.assert_allclose(out.cpu().numpy(), np.full(256 * 64, 1 / 64, np.float32), rtol=1e-6)
 
 
+def test_a_dispatch_on_torch_tensors_waits_on_the_device_for_torchs_stream(cuda, ref, torch):
+    a, b = xor_inputs()
+    ta = torch.zeros(1024, dtype=torch.int32, device="cuda")
+    tb = torch.from_numpy(b.view(np.int32)).cuda()
+    out = torch.zeros(1024, dtype=torch.int32, device="cuda")
+    source = torch.from_numpy(a.view(np.int32)).cuda()
+    torch.cuda.synchronize()
+    stream = torch.cuda.Stream()
+    before = cuda.dlpack_cache_info()
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(20_000_000)  # ~10 ms of GPU time queued before the write vyre must see
+        ta.copy_(source)
+        cuda.run_resident(xor_program(), a=ta, b=tb, out=out)
+        after = cuda.dlpack_cache_info()
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy().view(np.uint32), ref.run(xor_program(), a=a, b=b))
+    assert after["device_stream_waits"] == before["device_stream_waits"] + 1  # no host synchronize
+    assert after["host_stream_waits"] == before["host_stream_waits"]
+
+
 def test_torch_tensors_bound_again_are_imported_once_ordered_after_torch_and_never_stale(cuda, ref, torch):
     import gc
     a, b = xor_inputs()

@@ -265,6 +265,26 @@ void Backend::dispatch_resident_shard(const Program& program, std::span<const Bi
   });
 }
 
+bool Backend::can_wait_native_stream(std::uint32_t kind) const {
+  return detail::native_stream(state_->fns, kind) != nullptr;
+}
+
+void Backend::dispatch_resident_after(const Program& program, std::span<const Binding> bindings, std::uint32_t kind,
+                                      std::uint64_t native_stream, const DispatchConfig& config) const {
+  const vyre_native_stream_extension* streams = detail::native_stream(state_->fns, kind);
+  if (streams == nullptr) {
+    fail(VYRE_ERR_UNSUPPORTED,
+         "backend '" + state_->label + "' cannot order a dispatch after a native stream of kind " + std::to_string(kind) +
+             " (it has no native-stream extension for it)",
+         "synchronize the stream on the host, then call dispatch_resident");
+  }
+  require_own(program, bindings, "dispatch_resident_after");
+  const ResidentDispatchArgs args(program, bindings, state_->config(config));
+  state_->invoke("dispatch_resident_after", [&](vyre_error** e) {
+    return streams->dispatch_resident_after(state_->handle, args.get(), native_stream, nullptr, e);
+  });
+}
+
 PendingDispatch Backend::dispatch_resident_async(const Program& program,
                                                  std::span<const Binding> bindings,
                                                  const DispatchConfig& config) const {

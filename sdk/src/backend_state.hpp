@@ -106,6 +106,16 @@ inline const vyre_device_group_extension* device_group(const vyre_backend_fns* f
   return group;
 }
 
+// The plugin's VYRE_EXTENSION_NATIVE_STREAM extension for streams of `kind` (VYRE_NATIVE_STREAM_*),
+// when it has one with every 1.1 member set, else null.
+inline const vyre_native_stream_extension* native_stream(const vyre_backend_fns* fns, std::uint32_t kind) {
+  const vyre_extension* ext = vyre_find_extension(fns, VYRE_EXTENSION_NATIVE_STREAM);
+  if (ext == nullptr || ext->struct_size < VYRE_NATIVE_STREAM_EXTENSION_V1_1_SIZE) return nullptr;
+  const auto* streams = reinterpret_cast<const vyre_native_stream_extension*>(ext);
+  if (streams->stream_kind != kind || streams->dispatch_resident_after == nullptr) return nullptr;
+  return streams;
+}
+
 // vyre_host_input structs over `inputs`.
 std::vector<vyre_host_input> host_inputs(std::span<const Bytes> inputs);
 // vyre_host_output structs over `outputs`.

@@ -1,15 +1,23 @@
 // The Vulkan backend on a real device (lavapipe in CI, the GPU on the GPU machine): every dispatch
 // surface gives the reference's bytes, large grids are split, resident buffers and sequences keep
 // their order, the pipeline cache file round-trips and a damaged one is ignored, concurrent callers
-// share one instance, thousands of dispatches reuse their command pools with the right results, and
-// ops the device lacks are refused at compile. Exits 77 without a device.
+// share one instance, thousands of dispatches reuse their command pools with the right results,
+// ops the device lacks are refused at compile, fma is bit-exact both through the device's OpFmaKHR
+// (VK_KHR_shader_fma; the test prints whether the device has it) and through the exact emulation
+// (VYRE_VULKAN_DISABLE_NATIVE_FMA=1), and div/sqrt/reciprocal are bit-exact seeded and exact
+// (VYRE_VULKAN_SEEDED_DIV_SQRT; printed too). Exits 77 without a device.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <unistd.h>
 #include <thread>
 
@@ -314,5 +322,202 @@ TEST_CASE("ops the device lacks are refused at compile, declared ones it has com
     CHECK(e.code() == VYRE_ERR_UNSUPPORTED);
     CHECK(std::string(e.what()).find("subgroup.ballot") != std::string::npos);
     MESSAGE("this device refuses subgroup ops (native width " << subgroup_width << ")");
+  }
+}
+
+namespace {
+
+// out[i] = fma(a[i], x[i], y[i]) of `t` (F32 or F64).
+vyre::Program fma_program(Type t, std::uint32_t n) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto a = b.buffer("a", Access::Read, t);
+  auto x = b.buffer("x", Access::Read, t);
+  auto y = b.buffer("y", Access::Read, t);
+  auto out = b.buffer("out", Access::Output, t, n);
+  auto i = b.let("i", invocation_id(0));
+  b.store(out, i, fma(a[i], x[i], y[i]));
+  return b.build();
+}
+
+// Operands where fusing shows: y = -(a * x rounded), so a fused result is the product's rounding
+// error and an unfused one 0; random bit patterns of every exponent; edge values.
+template <class F, class U>
+std::vector<ByteVector> fma_inputs(std::uint32_t n) {
+  std::vector<F> a(n), x(n), y(n);
+  std::uint64_t s = 0x9E3779B97F4A7C15ull;
+  auto next = [&] {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  };
+  auto any = [&] { return std::bit_cast<F>(static_cast<U>(next())); };
+  auto unit = [&] { return static_cast<F>(1) + static_cast<F>(next() % 1000003) / static_cast<F>(1000003); };
+  const F edges[] = {0, -0.0, 1, -1, std::numeric_limits<F>::infinity(), -std::numeric_limits<F>::infinity(),
+                     std::numeric_limits<F>::quiet_NaN(), std::numeric_limits<F>::denorm_min(),
+                     std::numeric_limits<F>::min(), std::numeric_limits<F>::max(), static_cast<F>(0.5)};
+  constexpr std::uint32_t kEdges = sizeof(edges) / sizeof(edges[0]);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    switch (i % 4) {
+      case 0: a[i] = unit(); x[i] = unit(); y[i] = -(a[i] * x[i]); break;
+      case 1: a[i] = any(); x[i] = any(); y[i] = any(); break;
+      case 2: a[i] = unit() * std::numeric_limits<F>::min(); x[i] = unit(); y[i] = -(a[i] * x[i]); break;  // tiny
+      default: a[i] = edges[i % kEdges]; x[i] = edges[(i / kEdges) % kEdges]; y[i] = edges[(i / 7) % kEdges]; break;
+    }
+  }
+  return {vt::bytes_of(a), vt::bytes_of(x), vt::bytes_of(y)};
+}
+
+bool has_metric(const vyre::host::Backend& backend, std::string_view name) {
+  for (const auto& m : backend.metrics())
+    if (m.name == name) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("fma is bit-exact with the device's OpFmaKHR (VK_KHR_shader_fma) and with the emulation") {
+  const std::uint32_t n = 4096;
+  for (const char* disable : {"0", "1"}) {
+    const vt::ScopedEnv env("VYRE_VULKAN_DISABLE_NATIVE_FMA", disable);
+    const auto vk = vt::vulkan();
+    REQUIRE(has_metric(vk, "native_fma_f32"));
+    REQUIRE(has_metric(vk, "native_fma_f64"));
+    const std::uint64_t f32 = vt::metric(vk, "native_fma_f32"), f64 = vt::metric(vk, "native_fma_f64");
+    CHECK(f32 <= 1);
+    CHECK(f64 <= 1);
+    const bool disabled = std::string(disable) == "1";
+    if (disabled) {
+      CHECK(f32 == 0);
+      CHECK(f64 == 0);
+    } else {
+      // The line the GPU runs' logs show.
+      std::printf("vulkan device '%s': native fma (VK_KHR_shader_fma, OpFmaKHR): f32 %s, f64 %s\n",
+                  vk.device_profile().name, f32 ? "yes" : "no (exact integer emulation)",
+                  f64 ? "yes" : "no (exact integer emulation)");
+      std::fflush(stdout);
+    }
+    for (Type t : {Type::F32, Type::F64}) {
+      INFO(vyre::type_name(t) << (disabled ? ", VYRE_VULKAN_DISABLE_NATIVE_FMA=1" : ""));
+      const vyre::Program ir = fma_program(t, n);
+      const auto inputs = t == Type::F32 ? fma_inputs<float, std::uint32_t>(n) : fma_inputs<double, std::uint64_t>(n);
+      std::optional<vyre::host::Program> program;
+      try {
+        program.emplace(vk.compile(ir));
+      } catch (const vyre::Error& e) {
+        CHECK(e.code() == VYRE_ERR_UNSUPPORTED);  // no f64 on this device
+        MESSAGE("this device refuses fma." << vyre::type_name(t));
+        continue;
+      }
+      const auto expected = vt::reference().dispatch(vt::reference().compile(ir), spans(inputs));
+      CHECK(vk.dispatch(*program, spans(inputs)) == expected);
+    }
+  }
+}
+
+namespace {
+
+// q = a / d, s = sqrt(a), r = reciprocal(d) of `t` (F32 or F64).
+vyre::Program div_sqrt_program(Type t, std::uint32_t n) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto a = b.buffer("a", Access::Read, t);
+  auto d = b.buffer("d", Access::Read, t);
+  auto q = b.buffer("q", Access::Output, t, n);
+  auto s = b.buffer("s", Access::Output, t, n);
+  auto r = b.buffer("r", Access::Output, t, n);
+  auto i = b.let("i", invocation_id(0));
+  b.store(q, i, a[i] / d[i]);
+  b.store(s, i, un(vyre::UnOp::Sqrt, a[i]));
+  b.store(r, i, un(vyre::UnOp::Reciprocal, d[i]));
+  return b.build();
+}
+
+// Random bit patterns (every class: the fallback), random values of moderate and extreme
+// exponents (the fast path and its edges), and edge values.
+template <class F, class U>
+std::vector<ByteVector> div_sqrt_inputs(std::uint32_t n) {
+  std::vector<F> a(n), d(n);
+  std::uint64_t s = 0xD1B54A32D192ED03ull;
+  auto next = [&] {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  };
+  auto any = [&] { return std::bit_cast<F>(static_cast<U>(next())); };
+  auto scaled = [&](int range) {
+    const F m = static_cast<F>(1) + static_cast<F>(next() % 1000003) / static_cast<F>(1000003);
+    return std::ldexp(m, static_cast<int>(next() % static_cast<std::uint64_t>(2 * range + 1)) - range);
+  };
+  const int max_exp = std::numeric_limits<F>::max_exponent - 2;
+  const F edges[] = {0, -0.0, 1, -1, 2, 3, std::numeric_limits<F>::infinity(), -std::numeric_limits<F>::infinity(),
+                     std::numeric_limits<F>::quiet_NaN(), std::numeric_limits<F>::denorm_min(),
+                     std::numeric_limits<F>::min(), std::numeric_limits<F>::max(), static_cast<F>(0.1)};
+  constexpr std::uint32_t kEdges = sizeof(edges) / sizeof(edges[0]);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    switch (i % 4) {
+      case 0: a[i] = any(); d[i] = any(); break;
+      case 1: a[i] = scaled(30); d[i] = scaled(30); break;
+      case 2: a[i] = scaled(max_exp); d[i] = scaled(max_exp); break;
+      default: a[i] = edges[i % kEdges]; d[i] = edges[(i / kEdges) % kEdges]; break;
+    }
+  }
+  return {vt::bytes_of(a), vt::bytes_of(d)};
+}
+
+}  // namespace
+
+TEST_CASE("div, sqrt and reciprocal are bit-exact seeded (fma-corrected OpFDiv / InverseSqrt) and exact") {
+  const std::uint32_t n = 4096;
+  // Unset: seeded where fma is native; 0: never; 1: always (over the emulated fma where not native).
+  for (const char* choice : {static_cast<const char*>(nullptr), "0", "1"}) {
+    const vt::ScopedEnv env("VYRE_VULKAN_SEEDED_DIV_SQRT", choice);
+    const auto vk = vt::vulkan();
+    REQUIRE(has_metric(vk, "seeded_div_sqrt_f32"));
+    const std::uint64_t s32 = vt::metric(vk, "seeded_div_sqrt_f32"), s64 = vt::metric(vk, "seeded_div_sqrt_f64");
+    const std::string how = choice == nullptr ? "unset" : choice;
+    if (choice == nullptr) {
+      CHECK(s32 == vt::metric(vk, "native_fma_f32"));
+      CHECK(s64 == vt::metric(vk, "native_fma_f64"));
+      std::printf("vulkan device '%s': seeded div/sqrt (fma-corrected OpFDiv/InverseSqrt): f32 %s, f64 %s\n",
+                  vk.device_profile().name, s32 ? "yes" : "no (exact integer algorithms)",
+                  s64 ? "yes" : "no (exact integer algorithms)");
+      std::fflush(stdout);
+    } else {
+      CHECK(s32 == (how == "1" ? 1u : 0u));
+    }
+    for (Type t : {Type::F32, Type::F64}) {
+      INFO(vyre::type_name(t) << ", VYRE_VULKAN_SEEDED_DIV_SQRT " << how);
+      const vyre::Program ir = div_sqrt_program(t, n);
+      const auto inputs = t == Type::F32 ? div_sqrt_inputs<float, std::uint32_t>(n) : div_sqrt_inputs<double, std::uint64_t>(n);
+      std::optional<vyre::host::Program> program;
+      try {
+        program.emplace(vk.compile(ir));
+      } catch (const vyre::Error& e) {
+        CHECK(e.code() == VYRE_ERR_UNSUPPORTED);  // no f64 or no 64-bit integers on this device
+        MESSAGE("this device refuses f" << (t == Type::F32 ? "32" : "64") << " div/sqrt");
+        continue;
+      }
+      const auto expected = vt::reference().dispatch(vt::reference().compile(ir), spans(inputs));
+      const auto got = vk.dispatch(*program, spans(inputs));
+      REQUIRE(got.size() == expected.size());
+      for (std::size_t o = 0; o < got.size(); ++o) {
+        INFO("output " << "qsr"[o]);
+        CHECK(got[o] == expected[o]);
+      }
+    }
+  }
+}
+
+TEST_CASE("a malformed VYRE_VULKAN_SEEDED_DIV_SQRT is refused at create") {
+  const vt::ScopedEnv env("VYRE_VULKAN_SEEDED_DIV_SQRT", "yes");
+  try {
+    vt::vulkan();
+    FAIL("create accepted VYRE_VULKAN_SEEDED_DIV_SQRT=yes");
+  } catch (const vyre::Error& e) {
+    CHECK(e.code() == VYRE_ERR_INVALID_ARGUMENT);
+    CHECK(std::string(e.what()).find("Fix:") != std::string::npos);
   }
 }

@@ -258,6 +258,15 @@ class Backend {
   bool can_shard() const;
   PendingDispatch dispatch_resident_async(const Program& program, std::span<const Binding> bindings,
                                           const DispatchConfig& config = {}) const;
+  // A resident dispatch whose device work starts after everything queued so far on another
+  // library's stream of the same device (`kind` VYRE_NATIVE_STREAM_CUDA: a CUstream, 0 the legacy
+  // default stream; torch.cuda.current_stream().cuda_stream, cupy's Stream.ptr), without a host
+  // wait; synchronous like dispatch_resident. VYRE_ERR_UNSUPPORTED where the backend has no
+  // VYRE_EXTENSION_NATIVE_STREAM for that kind (can_wait_native_stream() is false): then
+  // synchronize the stream yourself and call dispatch_resident.
+  void dispatch_resident_after(const Program& program, std::span<const Binding> bindings, std::uint32_t kind,
+                               std::uint64_t native_stream, const DispatchConfig& config = {}) const;
+  bool can_wait_native_stream(std::uint32_t kind) const;
   Timing dispatch_resident_timed(const Program& program, std::span<const Binding> bindings,
                                  const DispatchConfig& config = {}) const;
   void sequence(const Sequence& sequence) const;

@@ -529,6 +529,10 @@ typedef struct vyre_extension {
  *     resident buffers of its members. Everything a group needs is per-instance state the core
  *     table already has, so groups arrive as this extension within ABI 1.x. */
 #define VYRE_EXTENSION_DEVICE_GROUP 1u
+/*   VYRE_EXTENSION_NATIVE_STREAM: a resident dispatch ordered after work another library queued
+ *     on one of its own streams of the same device (a torch or CuPy stream), by a wait on the
+ *     device instead of a synchronize on the host. */
+#define VYRE_EXTENSION_NATIVE_STREAM 2u
 #define VYRE_EXTENSION_PRIVATE_BASE 0x10000u
 
 /* VYRE_EXTENSION_DEVICE_GROUP. A group is a set of instances of one plugin, one per device, that
@@ -641,6 +645,24 @@ typedef struct vyre_device_group_extension {
 #define VYRE_DEVICE_GROUP_EXTENSION_PROCESSES_SIZE \
   VYRE_SIZE_THROUGH(vyre_device_group_extension, group_join)
 #define VYRE_GROUP_ID_BYTES 128
+
+/* VYRE_EXTENSION_NATIVE_STREAM. Thread-safe. */
+#define VYRE_NATIVE_STREAM_CUDA 1u /* a CUstream (0: the legacy default stream) */
+
+typedef struct vyre_native_stream_extension {
+  vyre_extension base; /* type VYRE_EXTENSION_NATIVE_STREAM */
+  uint32_t stream_kind; /* VYRE_NATIVE_STREAM_*: what `native_stream` below names */
+  /* dispatch_resident, except that the dispatch's device work starts only after everything
+   * queued on `native_stream` before this call has finished; the host does not wait for it.
+   * cuda: a stream of the instance's device in its primary context (as torch and CuPy use);
+   * the backend records an event on it and makes its own stream wait for that event. A stream the
+   * driver refuses (another device or context, a destroyed stream): VYRE_ERR_INVALID_ARGUMENT,
+   * nothing queued. `out` as in dispatch_resident (NULL: wait for the dispatch to finish). */
+  vyre_status (*dispatch_resident_after)(vyre_backend* backend, const vyre_resident_dispatch_args* args,
+                                         uint64_t native_stream, vyre_pending** out, vyre_error** error);
+} vyre_native_stream_extension;
+#define VYRE_NATIVE_STREAM_EXTENSION_V1_1_SIZE \
+  VYRE_SIZE_THROUGH(vyre_native_stream_extension, dispatch_resident_after)
 
 /* ---- the function table ----------------------------------------------------------------------
  * The table's members are defined ONCE, by the lists below; the struct, the plugin kit's table

@@ -184,6 +184,10 @@ struct ResidentDispatch {
   // groups: run just these workgroups along x (every y and z) of `geometry`, with the global
   // WorkgroupId/InvocationId/NumWorkgroups; an empty range runs nothing.
   std::optional<ShardRange> shard;
+  // Set only through VYRE_EXTENSION_NATIVE_STREAM (kit::dispatch_resident_after), and so only for
+  // backends that offer it: the device work starts after everything queued on this native stream
+  // (its kind is the extension's) before the call.
+  std::optional<std::uint64_t> after_native_stream;
 };
 
 struct CheckedWrite {
@@ -326,6 +330,12 @@ vyre_status guarded_call(vyre_error** error, const std::function<void()>& body) 
 vyre_status dispatch_resident_shard(vyre_backend* backend, const vyre_resident_dispatch_args* args,
                                     std::uint32_t first_workgroup_x, std::uint32_t workgroup_count_x,
                                     vyre_error** error) noexcept;
+
+// VYRE_EXTENSION_NATIVE_STREAM's dispatch_resident_after (backend_abi.h), implemented by the kit
+// for a plugin to put in its extension: dispatch_resident with ResidentDispatch::after_native_stream
+// set. Only a backend whose dispatch_resident honours that field may use it. Never throws.
+vyre_status dispatch_resident_after(vyre_backend* backend, const vyre_resident_dispatch_args* args,
+                                    std::uint64_t native_stream, vyre_pending** out, vyre_error** error) noexcept;
 
 // For a plugin's own C entry points that take handles (an extension's functions): the BackendImpl
 // of the live instance `backend` (the pointer keeps the instance alive), and a resident buffer of

@@ -11,15 +11,27 @@
 
 namespace vyre::kit::detail {
 
-namespace {
-
-
 ResidentDispatch check_resident_dispatch(Instance& instance, const vyre_resident_dispatch_args* args) {
   const vyre_resident_dispatch_args a = abi::read_struct(args, "vyre_resident_dispatch_args");
   std::shared_ptr<const CompiledProgram> program = instance.programs.get(from_handle(a.program));
   return make_resident_dispatch(instance, std::move(program), abi::from_abi(a.config), a.bindings,
                                 a.binding_count, false, "vyre_resident_dispatch_args");
 }
+
+void start_resident_dispatch(Instance& instance, const ResidentDispatch& checked, vyre_pending** out) {
+  if (out == nullptr) {
+    instance.backend().dispatch_resident(checked, true).reset();
+    return;
+  }
+  auto entry = std::make_shared<PendingEntry>();
+  entry->program = checked.program;
+  entry->residents = residents_of(checked);
+  entry->pending = instance.backend().dispatch_resident(checked, false);
+  if (!entry->pending) entry->pending = std::make_unique<CompletedPending>();
+  *out = to_handle<vyre_pending>(instance.pendings.insert(std::move(entry)));
+}
+
+namespace {
 
 std::vector<ResidentDispatch> check_steps(Instance& instance, const vyre_sequence_step* steps,
                                           std::size_t count, std::string_view what) {
@@ -93,17 +105,7 @@ vyre_status dispatch_resident(vyre_backend* backend, const vyre_resident_dispatc
   return guard(error, [&] {
     std::shared_ptr<Instance> instance = find_instance(backend);
     if (out != nullptr) *out = nullptr;
-    const ResidentDispatch checked = check_resident_dispatch(*instance, args);
-    if (out == nullptr) {
-      instance->backend().dispatch_resident(checked, true).reset();
-      return;
-    }
-    auto entry = std::make_shared<PendingEntry>();
-    entry->program = checked.program;
-    entry->residents = residents_of(checked);
-    entry->pending = instance->backend().dispatch_resident(checked, false);
-    if (!entry->pending) entry->pending = std::make_unique<CompletedPending>();
-    *out = to_handle<vyre_pending>(instance->pendings.insert(std::move(entry)));
+    start_resident_dispatch(*instance, check_resident_dispatch(*instance, args), out);
   });
 }
 

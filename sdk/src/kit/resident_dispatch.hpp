@@ -29,6 +29,12 @@ std::vector<CheckedWrite> make_writes(Instance& instance, const vyre_resident_wr
 std::vector<CheckedRead> make_reads(Instance& instance, const vyre_resident_read* reads,
                                      std::size_t count, std::string_view what);
 
+// The checked dispatch of a vyre_resident_dispatch_args. Throws vyre::Error; no work done.
+ResidentDispatch check_resident_dispatch(Instance& instance, const vyre_resident_dispatch_args* args);
+
+// Run a checked dispatch: wait for it when `out` is null, else hand back its pending handle.
+void start_resident_dispatch(Instance& instance, const ResidentDispatch& checked, vyre_pending** out);
+
 // The resident buffers a dispatch binds (to keep alive while it is in flight).
 std::vector<std::shared_ptr<DeviceBuffer>> residents_of(const ResidentDispatch& dispatch);
 

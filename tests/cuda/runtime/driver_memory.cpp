@@ -19,6 +19,9 @@ struct Entries {
   drv::PFN_cuCtxSetCurrent set_current = nullptr;
   drv::PFN_cuMemAlloc alloc = nullptr;
   drv::PFN_cuMemFree free = nullptr;
+  drv::PFN_cuStreamCreate stream_create = nullptr;
+  drv::PFN_cuStreamDestroy stream_destroy = nullptr;
+  drv::PFN_cuStreamSynchronize stream_synchronize = nullptr;
 };
 
 void check(drv::CUresult result, const char* call) {
@@ -50,6 +53,9 @@ const Entries& entries() {
     resolve(get_proc, "cuCtxSetCurrent", out.set_current);
     resolve(get_proc, "cuMemAlloc", out.alloc);
     resolve(get_proc, "cuMemFree", out.free);
+    resolve(get_proc, "cuStreamCreate", out.stream_create);
+    resolve(get_proc, "cuStreamDestroy", out.stream_destroy);
+    resolve(get_proc, "cuStreamSynchronize", out.stream_synchronize);
     return out;
   }();
   return e;
@@ -81,6 +87,37 @@ DriverMemory::~DriverMemory() {
   if (e.retain(&context, 0) == drv::CUDA_SUCCESS) {  // current again on this thread, then balanced
     e.set_current(context);
     e.free(address_);
+    e.release(0);
+  }
+  e.release(0);
+}
+
+DriverStream::DriverStream() {
+  make_current();
+  drv::CUstream stream = nullptr;
+  const drv::CUresult result = entries().stream_create(&stream, drv::CU_STREAM_NON_BLOCKING);
+  if (result != drv::CUDA_SUCCESS) {
+    entries().release(0);
+    check(result, "cuStreamCreate");
+  }
+  handle_ = reinterpret_cast<std::uintptr_t>(stream);
+}
+
+void DriverStream::synchronize() const {
+  make_current();
+  const drv::CUresult result = entries().stream_synchronize(reinterpret_cast<drv::CUstream>(handle_));
+  entries().release(0);
+  check(result, "cuStreamSynchronize");
+}
+
+DriverStream::~DriverStream() {
+  const Entries& e = entries();
+  drv::CUcontext context = nullptr;
+  if (e.retain(&context, 0) == drv::CUDA_SUCCESS) {
+    e.set_current(context);
+    const auto stream = reinterpret_cast<drv::CUstream>(handle_);
+    e.stream_synchronize(stream);
+    e.stream_destroy(stream);
     e.release(0);
   }
   e.release(0);

@@ -1,4 +1,4 @@
-// Device memory a test allocates itself, as a caller of resident_import would (PyTorch, CuPy...):
+// Device memory (and streams) a test makes itself, as a caller of resident_import would (PyTorch, CuPy...):
 // cuMemAlloc on device 0's primary context, through the driver library the cuda plugin uses
 // (VYRE_CUDA_DRIVER_LIBRARY, else libcuda.so.1; the fake driver in CPU tests), opened with dlopen
 // and resolved with cuGetProcAddress_v2 like the plugin does.
@@ -24,6 +24,22 @@ class DriverMemory {
  private:
   std::uint64_t address_ = 0;
   std::uint64_t bytes_ = 0;
+};
+
+// A stream a test creates itself on device 0's primary context, as torch or CuPy would
+// (cuStreamCreate, non-blocking); destroyed after a cuStreamSynchronize.
+class DriverStream {
+ public:
+  DriverStream();
+  ~DriverStream();
+  DriverStream(const DriverStream&) = delete;
+  DriverStream& operator=(const DriverStream&) = delete;
+
+  std::uint64_t handle() const { return handle_; }  // the CUstream
+  void synchronize() const;
+
+ private:
+  std::uint64_t handle_ = 0;
 };
 
 }  // namespace vyre::cudatest

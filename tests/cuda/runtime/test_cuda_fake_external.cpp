@@ -1,4 +1,5 @@
-// External memory (ABI 1.1) in the cuda plugin, on the fake driver (CPU only): a CUdeviceptr the
+// External memory (ABI 1.1) in the cuda plugin, on the fake driver (CPU only), and dispatches
+// ordered after the caller's own stream (VYRE_EXTENSION_NATIVE_STREAM): a CUdeviceptr the
 // test allocated itself is imported without a copy or an allocation, used by resident dispatch,
 // uploads and downloads in stream order, exported as the same pointer and device ordinal, released
 // exactly once after its last work finished and never freed by the plugin; imports the driver
@@ -174,4 +175,93 @@ TEST_CASE("an instance destroyed with an imported buffer alive leaves the memory
   CHECK(*released == 1);
   CHECK(live_difference(before, FakeScope::stats()) == "");
   CHECK(fake_cuda_pointer_device(owned.address(), 4096) == 0);
+}
+
+// ---- VYRE_EXTENSION_NATIVE_STREAM: a dispatch ordered after the caller's own stream ------------
+
+namespace {
+
+// Work "another library" queues on its stream: overwrite `n` words at `address` with `value`.
+struct ProducerWrite {
+  std::uint64_t address = 0;
+  std::uint32_t n = 0;
+  std::uint32_t value = 0;
+  static void run(void* self) {
+    const auto* w = static_cast<const ProducerWrite*>(self);
+    const std::vector<std::uint32_t> words(w->n, w->value);
+    std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(w->address)), words.data(), w->n * 4);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("dispatch_resident_after waits on the device for work queued on the caller's stream") {
+  FakeScope scope(Kernel::Mix);
+  const std::uint32_t n = 1024;
+  REQUIRE(fake().can_wait_native_stream(VYRE_NATIVE_STREAM_CUDA));
+  CHECK_FALSE(fake().can_wait_native_stream(VYRE_NATIVE_STREAM_CUDA + 1));
+  DriverMemory owned(n * 4);
+  DriverStream producer;
+  Released released;
+  const auto mix = fake().compile(mix_program(n));
+  const auto y0 = random_words(n, 31, kWordBound);
+  {
+    const ResidentBuffer x = fake().import_memory(released.memory(owned, n * 4));
+    const ResidentBuffer y = fake().alloc(n * 4);
+    fake().upload(x, 0, bytes(std::vector<std::uint32_t>(n, 1)));
+    fake().upload(y, 0, bytes(y0));
+    REQUIRE(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 1));  // the upload is done
+    // The fake runs a stream's work only when something waits for it: a dispatch that did not
+    // wait for the producer's stream would read the 1s, not the 5s.
+    ProducerWrite write{owned.address(), n, 5};
+    fake_cuda_enqueue_host(reinterpret_cast<void*>(static_cast<std::uintptr_t>(producer.handle())), &ProducerWrite::run,
+                           &write);
+    fake_cuda_reset_call_counts();
+    fake().dispatch_resident_after(mix, std::vector<Binding>{Binding::of(x), Binding::of(y)}, VYRE_NATIVE_STREAM_CUDA,
+                                   producer.handle());
+    CHECK(fake_cuda_call_count("cuEventRecord") >= 1);
+    CHECK(fake_cuda_call_count("cuStreamWaitEvent") >= 1);
+    CHECK(fake_cuda_call_count("cuStreamSynchronize") == 0);  // no host wait for the producer
+    CHECK(words(fake().download(x, 0, n * 4)) == mix_model(std::vector<std::uint32_t>(n, 5), y0));
+
+    // The legacy default stream (0) is a stream too.
+    fake().dispatch_resident_after(mix, std::vector<Binding>{Binding::of(x), Binding::of(y)}, VYRE_NATIVE_STREAM_CUDA, 0);
+    CHECK(words(fake().download(x, 0, n * 4)) == mix_model(std::vector<std::uint32_t>(n, 5), y0, 2));
+  }
+  producer.synchronize();
+}
+
+TEST_CASE("dispatch_resident_after refuses a stream the driver refuses and queues nothing") {
+  FakeScope scope(Kernel::Mix);
+  const std::uint32_t n = 256;
+  const auto mix = fake().compile(mix_program(n));
+  const ResidentBuffer x = fake().alloc(n * 4);
+  const ResidentBuffer y = fake().alloc(n * 4);
+  fake().upload(x, 0, bytes(std::vector<std::uint32_t>(n, 2)));
+  fake().upload(y, 0, bytes(std::vector<std::uint32_t>(n, 1)));
+  std::uint64_t gone = 0;
+  {
+    DriverStream destroyed;
+    gone = destroyed.handle();
+  }
+  const std::vector<Binding> bindings{Binding::of(x), Binding::of(y)};
+  expect_error([&] { fake().dispatch_resident_after(mix, bindings, VYRE_NATIVE_STREAM_CUDA, gone); },
+               VYRE_ERR_INVALID_ARGUMENT);
+  CHECK(FakeScope::stats().violations == 1);  // the fake counts the unknown stream; the plugin only passed it on
+  fake_cuda_reset_counters();
+  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 2));  // nothing ran
+  fake().dispatch_resident(mix, bindings);                                          // still usable
+  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 7));
+}
+
+TEST_CASE("a backend without the native-stream extension says so") {
+  const vyre::host::Backend cpu = open_backend("reference_cpu");
+  CHECK_FALSE(cpu.can_wait_native_stream(VYRE_NATIVE_STREAM_CUDA));
+  const auto program = cpu.compile(mix_program(4));
+  const ResidentBuffer x = cpu.alloc(16), y = cpu.alloc(16);
+  expect_error(
+      [&] {
+        cpu.dispatch_resident_after(program, std::vector<Binding>{Binding::of(x), Binding::of(y)}, VYRE_NATIVE_STREAM_CUDA, 0);
+      },
+      VYRE_ERR_UNSUPPORTED);
 }

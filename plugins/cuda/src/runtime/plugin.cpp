@@ -6,6 +6,7 @@
 
 #include "aot/aot_emit.hpp"
 #include "group/group_extension.hpp"
+#include "runtime/native_stream_extension.hpp"
 #include "lowering.hpp"
 #include "runtime/cuda_backend.hpp"
 #include "vyre/plugin_kit.hpp"
@@ -34,8 +35,9 @@ kit::PluginSpec make_spec() {
     if (instance != nullptr) device_target = static_cast<CudaBackend*>(instance)->runtime().target();
     return aot::emit_aot_bundle(request, device_target);
   };
-  // Device enumeration (and, later, groups): VYRE_EXTENSION_DEVICE_GROUP.
-  spec.extensions = device_group_extension();
+  // VYRE_EXTENSION_NATIVE_STREAM (dispatches ordered after torch/CuPy streams), then
+  // VYRE_EXTENSION_DEVICE_GROUP (device enumeration, groups, collectives).
+  spec.extensions = native_stream_extension();
   return spec;
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/byte_ranges.hpp"
+#include "runtime/native_stream_extension.hpp"
 
 namespace vyre::cuda {
 namespace {
@@ -105,6 +106,8 @@ void ResidentRun::queue(const kit::ResidentDispatch& dispatch, const ExecPlan& p
   const drv::CUstream s = stream();
   in_flight_.reserve(dispatch.bindings.size());
   for (const kit::CheckedBinding& binding : dispatch.bindings) in_flight_.add(binding.resident);
+  // First, so that a refused stream leaves nothing queued.
+  if (dispatch.after_native_stream) wait_for_native_stream(rt, s, *dispatch.after_native_stream);
 
   // Blocks that queued work uses live in blocks_ from the start, so a failure part-way keeps them
   // until the stream has drained (DeviceWork). Resident bindings without a grid barrier need none.

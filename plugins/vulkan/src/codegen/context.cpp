@@ -1,5 +1,6 @@
 #include "codegen/context.hpp"
 
+#include "khr_shader_fma.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::vulkan::codegen {
@@ -130,6 +131,15 @@ Id ModuleContext::builtin(spv::BuiltIn b) {
   builtins_.emplace(b, var);
   interface_.push_back(var);
   return var;
+}
+
+Id ModuleContext::fma_khr(spirv::Function& f, Type t, Id a, Id b, Id c) {
+  if (!native_fma(t))
+    fail(VYRE_ERR_INTERNAL, "SPIR-V emitter: OpFmaKHR for " + std::string(type_name(t)) + " on a device without it",
+         "report this emitter bug");
+  m_.capability(khr_fma::kCapability);
+  m_.extension(khr_fma::kSpirvExtension);
+  return f.op(khr_fma::kOpFma, type(t), {a, b, c});
 }
 
 std::optional<Id> ModuleContext::helper(const std::string& name) const {

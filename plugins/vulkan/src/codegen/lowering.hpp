@@ -47,6 +47,14 @@ struct DeviceFeatures {
   bool denorm_preserve32 = false, denorm_preserve64 = false;
   bool rte32 = false, rte64 = false;
   bool signed_zero_inf_nan32 = false, signed_zero_inf_nan64 = false;
+  // VK_KHR_shader_fma enabled with shaderFmaFloat32 / shaderFmaFloat64: OpFmaKHR (one rounding)
+  // computes `fma` and the math library's fmas; without it they are exact integer emulation.
+  bool fma32 = false, fma64 = false;
+  // div, sqrt and reciprocal per width from a device seed (f32 OpFDiv / InverseSqrt) corrected with
+  // fma (plugins/shared/math/algorithms/seeded_div_sqrt.hpp), the exact integer algorithms kept for
+  // the operands it leaves out. Not a device feature but a choice the runtime makes: where fma of
+  // the width is native, unless VYRE_VULKAN_SEEDED_DIV_SQRT says otherwise (device.hpp).
+  bool seeded_div_sqrt32 = false, seeded_div_sqrt64 = false;
 
   // Everything on: what registration declares (the union over devices).
   static DeviceFeatures all();

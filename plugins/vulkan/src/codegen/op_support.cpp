@@ -2,7 +2,8 @@
 // given device can run (checked at compile): ops on 64-bit types need shaderInt64 (and f64
 // shaderFloat64), narrow storage the 8/16-bit storage features, 64-bit atomics the int64 atomic
 // features, subgroup ops 32-wide subgroups, and the float operations computed with 64-bit integer
-// arithmetic (div, sqrt, reciprocal, fma, inverse_sqrt, transcendentals) shaderInt64.
+// arithmetic (div, sqrt, reciprocal, inverse_sqrt, transcendentals, and fma where the device has no
+// OpFmaKHR for the width) shaderInt64.
 #include "codegen/lowering.hpp"
 
 namespace vyre::vulkan {
@@ -13,8 +14,8 @@ bool is_wide(Type t) { return t == Type::U64 || t == Type::I64 || t == Type::F64
 
 // Float operations computed by the exact integer algorithms or the math library, which work on
 // 64-bit integers whatever the float width.
-bool needs_int64_arithmetic(const OpInfo& op) {
-  if (op.family == OpFamily::Fma) return true;
+bool needs_int64_arithmetic(const OpInfo& op, const DeviceFeatures& f) {
+  if (op.family == OpFamily::Fma) return !(op.type == Type::F32 ? f.fma32 : f.fma64);
   if (op.family == OpFamily::Bin) return is_float(op.type) && op.bin_op == BinOp::Div;
   if (op.family != OpFamily::Un || !is_float(op.type)) return false;
   return op.un_op == UnOp::Sqrt || op.un_op == UnOp::Reciprocal || op.un_op == UnOp::InverseSqrt ||
@@ -29,6 +30,8 @@ DeviceFeatures DeviceFeatures::all() {
   f.storage8 = f.storage16 = f.subgroup32 = true;
   f.denorm_preserve32 = f.denorm_preserve64 = f.rte32 = f.rte64 = true;
   f.signed_zero_inf_nan32 = f.signed_zero_inf_nan64 = true;
+  f.fma32 = f.fma64 = true;
+  f.seeded_div_sqrt32 = f.seeded_div_sqrt64 = true;
   return f;
 }
 
@@ -42,7 +45,7 @@ bool device_supports(const OpInfo& op, const DeviceFeatures& f) {
     if (is_wide(t)) return f.int64;
     return true;
   };
-  if (needs_int64_arithmetic(op) && !f.int64) return false;
+  if (needs_int64_arithmetic(op, f) && !f.int64) return false;
   for (Type t : op.operands)
     if (!type_ok(t)) return false;
   if (op.result && !type_ok(*op.result)) return false;

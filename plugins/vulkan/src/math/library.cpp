@@ -4,6 +4,7 @@
 
 #include "math/algorithms/exact.hpp"
 #include "math/algorithms/functions.hpp"
+#include "math/algorithms/seeded_div_sqrt.hpp"
 #include "math/spirv_backend.hpp"
 
 namespace vyre::vulkan::math {
@@ -48,16 +49,40 @@ Id exact_body(SpirvBackend& b, spirv::Function& f, ExactOp op) {
   return 0;
 }
 
-}  // namespace
-
-bool is_library_op(UnOp op) { return vyre::math::is_library_op(op); }
-
-Id exact_function(codegen::ModuleContext& ctx, ExactOp op, Type type) {
+// The exact integer algorithms (exact.hpp) as functions.
+Id integer_function(codegen::ModuleContext& ctx, ExactOp op, Type type) {
   const std::size_t arity = op == ExactOp::Fma ? 3 : op == ExactOp::Div ? 2 : 1;
   const std::string name = std::string("vyre_exact_") + exact_name(op) + "_" + std::string(type_name(type));
   return function_once(ctx, name, type, arity, [&](SpirvBackend& b, spirv::Function& f) {
     if (type == Type::F32) return exact_body<P32, SpirvBackend::F32>(b, f, op);
     return exact_body<P64, SpirvBackend::F64>(b, f, op);
+  });
+}
+
+// The seeded div and sqrt (seeded_div_sqrt.hpp) as functions, calling the integer ones for the
+// operands they leave out.
+template <class P, class F>
+Id seeded_body(codegen::ModuleContext& ctx, SpirvBackend& b, spirv::Function& f, ExactOp op, Type type) {
+  const Id t = ctx.type(type);
+  if (op == ExactOp::Div)
+    return vyre::math::seeded::div<P>(b, F{f.param(0)}, F{f.param(1)}, [&](const F& x, const F& y) {
+             return F{f.call(t, integer_function(ctx, ExactOp::Div, type), {x.id, y.id})};
+           }).id;
+  return vyre::math::seeded::sqrt<P>(b, F{f.param(0)}, [&](const F& x) {
+           return F{f.call(t, integer_function(ctx, ExactOp::Sqrt, type), {x.id})};
+         }).id;
+}
+
+}  // namespace
+
+bool is_library_op(UnOp op) { return vyre::math::is_library_op(op); }
+
+Id exact_function(codegen::ModuleContext& ctx, ExactOp op, Type type) {
+  if (op == ExactOp::Fma || !ctx.seeded_div_sqrt(type)) return integer_function(ctx, op, type);
+  const std::string name = std::string("vyre_seeded_") + exact_name(op) + "_" + std::string(type_name(type));
+  return function_once(ctx, name, type, op == ExactOp::Div ? 2 : 1, [&](SpirvBackend& b, spirv::Function& f) {
+    if (type == Type::F32) return seeded_body<P32, SpirvBackend::F32>(ctx, b, f, op, type);
+    return seeded_body<P64, SpirvBackend::F64>(ctx, b, f, op, type);
   });
 }
 

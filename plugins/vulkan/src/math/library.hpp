@@ -1,6 +1,9 @@
 // The Vulkan plugin's math library: SPIR-V functions, emitted into a module once each on first
 // use, for the shared algorithms of plugins/shared/math. `exact_function` gives correctly rounded
-// div, sqrt and fma (algorithms/exact.hpp); `math_function` the transcendentals and inverse_sqrt
+// div, sqrt and fma: the exact integer algorithms (algorithms/exact.hpp), or for div and sqrt where
+// ModuleContext::seeded_div_sqrt the seeded ones (algorithms/seeded_div_sqrt.hpp: a device seed
+// corrected with fma, the integer ones for the operands they leave out); `math_function` the
+// transcendentals and inverse_sqrt
 // (algorithms/functions.hpp) within SPEC §5's bounds. Each takes and returns values of `type`
 // (F32 or F64) and needs 64-bit integers on the device.
 #pragma once

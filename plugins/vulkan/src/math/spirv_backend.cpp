@@ -10,9 +10,11 @@ SpirvBackend::F32 SpirvBackend::c(float v) { return {ctx_.module().constant(ctx_
 SpirvBackend::F64 SpirvBackend::c(double v) { return {ctx_.module().constant(ctx_.type(Type::F64), std::bit_cast<std::uint64_t>(v))}; }
 
 SpirvBackend::F32 SpirvBackend::fma(F32 a, F32 b, F32 c) {
+  if (ctx_.native_fma(Type::F32)) return {ctx_.fma_khr(f_, Type::F32, a.id, b.id, c.id)};
   return {f_.call(ctx_.type(Type::F32), exact_function(ctx_, ExactOp::Fma, Type::F32), {a.id, b.id, c.id})};
 }
 SpirvBackend::F64 SpirvBackend::fma(F64 a, F64 b, F64 c) {
+  if (ctx_.native_fma(Type::F64)) return {ctx_.fma_khr(f_, Type::F64, a.id, b.id, c.id)};
   return {f_.call(ctx_.type(Type::F64), exact_function(ctx_, ExactOp::Fma, Type::F64), {a.id, b.id, c.id})};
 }
 SpirvBackend::F32 SpirvBackend::div(F32 a, F32 b) {
@@ -26,6 +28,23 @@ SpirvBackend::F32 SpirvBackend::sqrt(F32 a) {
 }
 SpirvBackend::F64 SpirvBackend::sqrt(F64 a) {
   return {f_.call(ctx_.type(Type::F64), exact_function(ctx_, ExactOp::Sqrt, Type::F64), {a.id})};
+}
+
+SpirvBackend::F32 SpirvBackend::approx_recip(F32 a) {
+  return {op(spv::Op::OpFDiv, ctx_.type(Type::F32), {c(1.0f).id, a.id})};
+}
+SpirvBackend::F64 SpirvBackend::approx_recip(F64 a) {
+  const Id f32 = ctx_.type(Type::F32);
+  const Id narrow = op(spv::Op::OpFConvert, f32, {a.id});
+  return {op(spv::Op::OpFConvert, ctx_.type(Type::F64), {op(spv::Op::OpFDiv, f32, {c(1.0f).id, narrow})})};
+}
+SpirvBackend::F32 SpirvBackend::approx_rsqrt(F32 a) {
+  return {f_.glsl(ctx_.type(Type::F32), GLSLstd450InverseSqrt, {a.id})};
+}
+SpirvBackend::F64 SpirvBackend::approx_rsqrt(F64 a) {
+  const Id f32 = ctx_.type(Type::F32);
+  const Id narrow = op(spv::Op::OpFConvert, f32, {a.id});
+  return {op(spv::Op::OpFConvert, ctx_.type(Type::F64), {f_.glsl(f32, GLSLstd450InverseSqrt, {narrow})})};
 }
 
 SpirvBackend::B64 SpirvBackend::mul_hi_u(B64 a, B64 b) {

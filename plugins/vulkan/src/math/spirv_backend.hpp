@@ -1,8 +1,9 @@
 // The SPIR-V backend of the math instruction set (plugins/shared/math): each operation appends
 // SPIR-V to one function, computing exactly what CpuBackend (cpu_backend.hpp) computes, so the
 // shared algorithms mean the same on the CPU twin and on the device. IEEE add, sub and mul are the
-// device's (NoContraction); fma, div and sqrt call the exact integer implementations
-// (algorithms/exact.hpp); rounding, comparisons and classification are exact integer work;
+// device's (NoContraction); fma is OpFmaKHR where the device has it (ModuleContext::native_fma),
+// else the exact integer implementation (algorithms/exact.hpp); div and sqrt call the seeded
+// algorithms (algorithms/seeded_div_sqrt.hpp) or the exact integer ones (math/library.hpp); rounding, comparisons and classification are exact integer work;
 // shifts clamp their amount as the twin's do (SPIR-V leaves amounts >= the width undefined).
 #pragma once
 
@@ -46,6 +47,12 @@ class SpirvBackend {
   F64 recip(F64 a) { return div(c(1.0), a); }
   F32 sqrt(F32 a);
   F64 sqrt(F64 a);
+  // Seeds for seeded_div_sqrt.hpp: ~1/a for a in [1, 2) and ~1/sqrt(a) for a in [1, 4), from the
+  // device's f32 OpFDiv (2.5 ULP) and GLSL.std.450 InverseSqrt (2 ULP), f64 through f32.
+  F32 approx_recip(F32 a);
+  F64 approx_recip(F64 a);
+  F32 approx_rsqrt(F32 a);
+  F64 approx_rsqrt(F64 a);
   F32 neg(F32 a) { return {unary(UnOp::Neg, Type::F32, a.id)}; }
   F64 neg(F64 a) { return {unary(UnOp::Neg, Type::F64, a.id)}; }
   F32 abs(F32 a) { return {unary(UnOp::Abs, Type::F32, a.id)}; }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "khr_shader_fma.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::vulkan {
@@ -63,6 +64,20 @@ int type_rank(VkPhysicalDeviceType t) {
 }
 
 }  // namespace
+
+bool native_fma_allowed() {
+  const char* text = std::getenv(kDisableNativeFmaEnv);
+  return text == nullptr || std::strcmp(text, "1") != 0;
+}
+
+// VYRE_VULKAN_SEEDED_DIV_SQRT: "", "0" or "1".
+static std::string seeded_div_sqrt_choice() {
+  const char* text = std::getenv(kSeededDivSqrtEnv);
+  if (text == nullptr || *text == '\0') return {};
+  if (std::strcmp(text, "0") == 0 || std::strcmp(text, "1") == 0) return text;
+  fail(VYRE_ERR_INVALID_ARGUMENT, std::string(kSeededDivSqrtEnv) + "='" + text + "' is not 0 or 1",
+       "unset it (seeded div/sqrt where the device has native fma), or set 0 (never) or 1 (always)");
+}
 
 std::optional<int> device_ordinal_from_env() {
   const char* text = std::getenv(kDeviceOrdinalEnv);
@@ -209,6 +224,13 @@ void Device::probe_and_create_device() {
   feat2.pNext = &f11;
   f11.pNext = &f12;
   if (size_control) f12.pNext = &sg_feat;
+  // VK_KHR_shader_fma (OpFmaKHR), unless VYRE_VULKAN_DISABLE_NATIVE_FMA=1 keeps the emulation.
+  const bool fma_extension = native_fma_allowed() && has_extension(extensions, khr_fma::kDeviceExtension);
+  auto fma_feat = vk_struct<khr_fma::Features>(khr_fma::kFeaturesType);
+  if (fma_extension) {
+    fma_feat.pNext = feat2.pNext;
+    feat2.pNext = &fma_feat;
+  }
   ifn_.vkGetPhysicalDeviceFeatures2(physical_, &feat2);
 
   DeviceFeatures& f = features_;
@@ -231,6 +253,11 @@ void Device::probe_and_create_device() {
   f.rte64 = p12.shaderRoundingModeRTEFloat64;
   f.signed_zero_inf_nan32 = p12.shaderSignedZeroInfNanPreserveFloat32;
   f.signed_zero_inf_nan64 = p12.shaderSignedZeroInfNanPreserveFloat64;
+  f.fma32 = fma_extension && fma_feat.shaderFmaFloat32;
+  f.fma64 = fma_extension && fma_feat.shaderFmaFloat64 && f.float64;
+  const std::string seeded = seeded_div_sqrt_choice();
+  f.seeded_div_sqrt32 = seeded == "1" || (seeded.empty() && f.fma32);
+  f.seeded_div_sqrt64 = seeded == "1" || (seeded.empty() && f.fma64);
 
   // ---- limits ----
   const VkPhysicalDeviceLimits& l = properties_.limits;
@@ -273,9 +300,17 @@ void Device::probe_and_create_device() {
   on.pNext = &f11_on;
   f11_on.pNext = &f12_on;
   if (f.subgroup32) f12_on.pNext = &sg_on;
+  auto fma_on = vk_struct<khr_fma::Features>(khr_fma::kFeaturesType);
+  fma_on.shaderFmaFloat32 = f.fma32;
+  fma_on.shaderFmaFloat64 = f.fma64;
+  if (f.fma32 || f.fma64) {
+    fma_on.pNext = on.pNext;
+    on.pNext = &fma_on;
+  }
 
   std::vector<const char*> enabled{VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   if (f.subgroup32 && !core13) enabled.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  if (f.fma32 || f.fma64) enabled.push_back(khr_fma::kDeviceExtension);
   const float priority = 1.0f;
   auto queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   queue_info.queueFamilyIndex = queue_family_;

@@ -5,7 +5,7 @@
 // Device choice: CreateOptions::device_ordinal, else VYRE_VULKAN_DEVICE_ORDINAL (an index into the
 // loader's list of physical devices), else the first discrete GPU, then integrated, virtual, any
 // other GPU, and the CPU (lavapipe) last. A device qualifies with Vulkan 1.2, a compute queue and
-// VK_KHR_push_descriptor.
+// VK_KHR_push_descriptor. VK_KHR_shader_fma is enabled where offered (DeviceFeatures::fma32/64).
 #pragma once
 
 #include <atomic>
@@ -22,6 +22,15 @@
 namespace vyre::vulkan {
 
 inline constexpr const char* kDeviceOrdinalEnv = "VYRE_VULKAN_DEVICE_ORDINAL";
+// "1": never enable VK_KHR_shader_fma, so fma stays the exact integer emulation (A/B measurements,
+// or a driver whose OpFmaKHR is wrong).
+inline constexpr const char* kDisableNativeFmaEnv = "VYRE_VULKAN_DISABLE_NATIVE_FMA";
+bool native_fma_allowed();
+// Seeded div/sqrt (DeviceFeatures::seeded_div_sqrt32/64): unset = where fma of the width is native;
+// "0" = never (the exact integer algorithms); "1" = always, also over the emulated fma (slow: for
+// testing the seeded path on a device without VK_KHR_shader_fma, e.g. lavapipe). Anything else is
+// VYRE_ERR_INVALID_ARGUMENT at create.
+inline constexpr const char* kSeededDivSqrtEnv = "VYRE_VULKAN_SEEDED_DIV_SQRT";
 
 // VYRE_VULKAN_DEVICE_ORDINAL: nullopt when unset; throws VYRE_ERR_INVALID_ARGUMENT when malformed.
 std::optional<int> device_ordinal_from_env();

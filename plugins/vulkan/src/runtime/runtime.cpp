@@ -15,6 +15,10 @@ std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   rt->batcher = std::make_unique<Batcher>(rt->device, *rt->submissions, &rt->telemetry.submissions);
   rt->pipeline_cache = std::make_unique<PipelineCache>(rt->device);
   rt->telemetry.pipeline_cache_loaded_bytes = rt->pipeline_cache->loaded_bytes();
+  rt->telemetry.native_fma_f32 = rt->device->features().fma32 ? 1 : 0;
+  rt->telemetry.native_fma_f64 = rt->device->features().fma64 ? 1 : 0;
+  rt->telemetry.seeded_div_sqrt_f32 = rt->device->features().seeded_div_sqrt32 ? 1 : 0;
+  rt->telemetry.seeded_div_sqrt_f64 = rt->device->features().seeded_div_sqrt64 ? 1 : 0;
   const char* no_mapped = std::getenv("VYRE_VULKAN_DISABLE_MAPPED_HOST");  // host_dispatch.hpp
   rt->mapped_host = no_mapped == nullptr || std::strcmp(no_mapped, "1") != 0;
   rt->memory_budget = options.memory_budget_bytes != 0 ? options.memory_budget_bytes : rt->device->device_local_bytes();

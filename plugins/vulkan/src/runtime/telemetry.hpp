@@ -1,5 +1,7 @@
 // The Vulkan runtime's counters, reported through metrics_snapshot. Relaxed atomics; `reset`
-// zeroes the counters, not the gauges.
+// zeroes the counters, not the gauges. native_fma_f32/f64: 1 where the device computes fma of that
+// width with OpFmaKHR (VK_KHR_shader_fma), 0 where it is the exact integer emulation;
+// seeded_div_sqrt_f32/f64: 1 where div/sqrt/reciprocal use the seeded algorithms (lowering.hpp).
 #pragma once
 
 #include <atomic>
@@ -28,7 +30,11 @@ namespace vyre::vulkan {
 
 #define VYRE_VK_GAUGES(X)                                 \
   X("resident_bytes", resident_bytes)                     \
-  X("pipeline_cache_loaded_bytes", pipeline_cache_loaded_bytes)
+  X("pipeline_cache_loaded_bytes", pipeline_cache_loaded_bytes) \
+  X("native_fma_f32", native_fma_f32)                     \
+  X("native_fma_f64", native_fma_f64)                     \
+  X("seeded_div_sqrt_f32", seeded_div_sqrt_f32)           \
+  X("seeded_div_sqrt_f64", seeded_div_sqrt_f64)
 
 struct Telemetry {
 #define VYRE_VK_DECLARE_COUNTER(name, member) std::atomic<std::uint64_t> member{0};

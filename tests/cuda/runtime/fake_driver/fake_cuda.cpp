@@ -734,7 +734,15 @@ CUresult fake_cuEventRecord(drv::CUevent handle, drv::CUstream stream_handle) {
   Lock lock(state().mutex);
   if (!has_context()) return kInvalidContext;
   auto* event = reinterpret_cast<Event*>(handle);
-  if (state().events.count(event) == 0 || !valid_stream(stream_handle)) return kInvalidHandle;
+  if (state().events.count(event) == 0) return kInvalidHandle;
+  if (stream_handle == nullptr) {  // the legacy default stream: nothing runs on it in the fake
+    event->stream = nullptr;
+    event->position = 0;
+    event->recorded = true;
+    event->queries = 0;
+    return 0;
+  }
+  if (!valid_stream(stream_handle)) return kInvalidHandle;
   auto* stream = reinterpret_cast<Stream*>(stream_handle);
   if (stream->capture != nullptr) {
     violation("an event recorded on a capturing stream");
