@@ -161,7 +161,7 @@ Value Emitter::float_unary(UnOp o, const Value& a) {
 }
 
 Value Emitter::fma(const Value& a, const Value& b, const Value& c) {
-  if (ctx_.native_fma(a.type)) return {ctx_.fma_khr(f_, a.type, a.id, b.id, c.id), a.type};
+  if (ctx_.native_fma(a.type)) return {ctx_.fused_fma(f_, a.type, a.id, b.id, c.id), a.type};
   const Id t = ctx_.type(a.type);
   return {f_.call(t, math::exact_function(ctx_, math::ExactOp::Fma, a.type), {a.id, b.id, c.id}), a.type};
 }

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <memory>
+#include <span>
 
+#include "codegen/fma_probe.hpp"
 #include "runtime/batcher.hpp"
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
@@ -29,6 +31,14 @@ struct Runtime {
   bool mapped_host = true;          // small host dispatches bind mapped memory (host_dispatch.hpp)
   std::atomic<std::uint64_t> resident_reserved{0};
 };
+
+// The fma probe of width `t` (F32, F64; codegen/fma_probe.hpp), at create while `rt` is not yet
+// shared: GLSL.std.450 Fma stays the width's fma (FmaSource::Probe, and the seeded div/sqrt that
+// follows it) only when every probe result matches; any failure leaves the emulation.
+void probe_fma(const std::shared_ptr<Runtime>& rt, Type t) noexcept;
+// One probe dispatch over `cases` with the device's current features; true when all match.
+// Throws what the dispatch throws.
+bool run_fma_probe(const std::shared_ptr<Runtime>& rt, Type t, std::span<const FmaProbeCase> cases);
 
 // Waits for a submission; returns it to the pool.
 class SubmissionHandle {

@@ -1,6 +1,8 @@
 // The Vulkan runtime's counters, reported through metrics_snapshot. Relaxed atomics; `reset`
 // zeroes the counters, not the gauges. native_fma_f32/f64: 1 where the device computes fma of that
-// width with OpFmaKHR (VK_KHR_shader_fma), 0 where it is the exact integer emulation;
+// width fused, 0 where it is the exact integer emulation; fma_source_f32/f64: where the fused fma
+// comes from: 0 emulation, 1 extension (VK_KHR_shader_fma, OpFmaKHR), 2 probe (GLSL.std.450 Fma
+// matched the host's std::fma on the probe table at create: codegen/fma_probe.hpp);
 // seeded_div_sqrt_f32/f64: 1 where div/sqrt/reciprocal use the seeded algorithms (lowering.hpp).
 #pragma once
 
@@ -33,6 +35,8 @@ namespace vyre::vulkan {
   X("pipeline_cache_loaded_bytes", pipeline_cache_loaded_bytes) \
   X("native_fma_f32", native_fma_f32)                     \
   X("native_fma_f64", native_fma_f64)                     \
+  X("fma_source_f32", fma_source_f32)                     \
+  X("fma_source_f64", fma_source_f64)                     \
   X("seeded_div_sqrt_f32", seeded_div_sqrt_f32)           \
   X("seeded_div_sqrt_f64", seeded_div_sqrt_f64)
 
