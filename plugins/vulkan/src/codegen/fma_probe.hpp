@@ -24,10 +24,15 @@ namespace vyre::vulkan {
 // the canonical NaN (the bits a vyre kernel stores).
 struct FmaProbeCase {
   std::uint64_t a = 0, b = 0, c = 0, expected = 0;
+  friend bool operator==(const FmaProbeCase&, const FmaProbeCase&) = default;
 };
 
 // The probe table of `t` (F32 or F64): the same on every call.
 std::vector<FmaProbeCase> fma_probe_cases(Type t);
+// A table whose products are exact, so a fused and an unfused fma agree on every entry: any device
+// passes it. A test hook only (VYRE_VULKAN_FMA_PROBE_TABLE=exact, runtime.hpp), to drive the
+// "probe passed" path on a device that does not fuse.
+std::vector<FmaProbeCase> fma_probe_exact_cases(Type t);
 
 // out[i] = fma(a[i], b[i], c[i]) of `t` over `n` elements (buffers a, b, c read, out output; one
 // invocation per element, workgroups of 64).
@@ -36,7 +41,10 @@ Program fma_probe_program(Type t, std::uint32_t n);
 // `base` with `t`'s fma from the probe (GLSL.std.450 Fma): what the probe program is lowered with.
 DeviceFeatures fma_probe_features(DeviceFeatures base, Type t);
 
-// True when `results` (bit patterns of the width, one per case) all equal the expected bits.
+// How many of `results` (bit patterns of the width, one per case) differ from the expected bits;
+// cases.size() (at least 1) when the counts differ.
+std::size_t fma_probe_mismatches(std::span<const FmaProbeCase> cases, std::span<const std::uint64_t> results);
+// True when there are cases and every result equals its expected bits.
 bool fma_probe_passes(std::span<const FmaProbeCase> cases, std::span<const std::uint64_t> results);
 
 }  // namespace vyre::vulkan

@@ -23,9 +23,10 @@ std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   rt->mapped_host = no_mapped == nullptr || std::strcmp(no_mapped, "1") != 0;
   rt->memory_budget = options.memory_budget_bytes != 0 ? options.memory_budget_bytes : rt->device->device_local_bytes();
   // Where the driver offers no VK_KHR_shader_fma for a width, probe GLSL.std.450 Fma once.
+  FmaProbeOutcome probe32, probe64;
   if (native_fma_allowed()) {
-    if (!rt->device->features().fma32) probe_fma(rt, Type::F32);
-    if (!rt->device->features().fma64 && rt->device->features().float64) probe_fma(rt, Type::F64);
+    if (!rt->device->features().fma32) probe32 = probe_fma(rt, Type::F32);
+    if (!rt->device->features().fma64 && rt->device->features().float64) probe64 = probe_fma(rt, Type::F64);
   }
   rt->telemetry.reset();  // the probe's dispatches are not the user's
   const DeviceFeatures& f = rt->device->features();
@@ -33,12 +34,16 @@ std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   rt->telemetry.native_fma_f64 = f.fma64 ? 1 : 0;
   rt->telemetry.fma_source_f32 = static_cast<std::uint64_t>(f.fma_source32);
   rt->telemetry.fma_source_f64 = static_cast<std::uint64_t>(f.fma_source64);
+  rt->telemetry.fma_probe_f32 = static_cast<std::uint64_t>(probe32.verdict);
+  rt->telemetry.fma_probe_f64 = static_cast<std::uint64_t>(probe64.verdict);
+  rt->telemetry.fma_probe_mismatches_f32 = probe32.mismatches;
+  rt->telemetry.fma_probe_mismatches_f64 = probe64.mismatches;
   rt->telemetry.seeded_div_sqrt_f32 = f.seeded_div_sqrt32 ? 1 : 0;
   rt->telemetry.seeded_div_sqrt_f64 = f.seeded_div_sqrt64 ? 1 : 0;
   return rt;
 }
 
-bool run_fma_probe(const std::shared_ptr<Runtime>& rt, Type t, std::span<const FmaProbeCase> cases) {
+std::size_t run_fma_probe(const std::shared_ptr<Runtime>& rt, Type t, std::span<const FmaProbeCase> cases) {
   const auto n = static_cast<std::uint32_t>(cases.size());
   const std::size_t width = t == Type::F32 ? 4 : 8;
   const std::string name = t == Type::F32 ? "vyre-vulkan-fma-probe-f32" : "vyre-vulkan-fma-probe-f64";
@@ -47,7 +52,7 @@ bool run_fma_probe(const std::shared_ptr<Runtime>& rt, Type t, std::span<const F
   for (auto& v : in) v.resize(n * width);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint64_t ops[3] = {cases[i].a, cases[i].b, cases[i].c};
-    for (int k = 0; k < 3; ++k) std::memcpy(in[k].data() + i * width, &ops[k], width);  // little-endian low bits
+    for (int k = 0; k < 3; ++k) std::memcpy(in[k].data() + i * width, &ops[k], width);  // the low bytes (little-endian)
   }
   std::vector<std::byte> out(n * width);
   kit::HostDispatch d;
@@ -63,20 +68,24 @@ bool run_fma_probe(const std::shared_ptr<Runtime>& rt, Type t, std::span<const F
   run.wait(UINT64_MAX);
   std::vector<std::uint64_t> results(n, 0);
   for (std::uint32_t i = 0; i < n; ++i) std::memcpy(&results[i], out.data() + i * width, width);
-  return fma_probe_passes(cases, results);
+  return fma_probe_mismatches(cases, results);
 }
 
-void probe_fma(const std::shared_ptr<Runtime>& rt, Type t) noexcept {
+FmaProbeOutcome probe_fma(const std::shared_ptr<Runtime>& rt, Type t) noexcept {
   using Source = DeviceFeatures::FmaSource;
-  bool fused = false;
+  FmaProbeOutcome outcome;
   try {
+    const char* table = std::getenv(kFmaProbeTableEnv);
+    const bool exact = table != nullptr && std::strcmp(table, "exact") == 0;
+    const std::vector<FmaProbeCase> cases = exact ? fma_probe_exact_cases(t) : fma_probe_cases(t);
     rt->device->set_fma(t, Source::Probe);  // the probe program lowers with GLSL.std.450 Fma
-    const std::vector<FmaProbeCase> cases = fma_probe_cases(t);
-    fused = run_fma_probe(rt, t, cases);
+    outcome.mismatches = run_fma_probe(rt, t, cases);
+    outcome.verdict = outcome.mismatches == 0 ? FmaProbeOutcome::Passed : FmaProbeOutcome::Mismatched;
   } catch (...) {
-    fused = false;  // a failed probe is the emulation, never a failed create
+    outcome.verdict = FmaProbeOutcome::Failed;  // a failed probe is the emulation, never a failed create
   }
-  if (!fused) rt->device->set_fma(t, Source::Emulation);
+  if (outcome.verdict != FmaProbeOutcome::Passed) rt->device->set_fma(t, Source::Emulation);
+  return outcome;
 }
 
 void SubmissionHandle::release() noexcept {
