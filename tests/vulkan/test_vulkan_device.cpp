@@ -2,9 +2,11 @@
 // surface gives the reference's bytes, large grids are split, resident buffers and sequences keep
 // their order, the pipeline cache file round-trips and a damaged one is ignored, concurrent callers
 // share one instance, thousands of dispatches reuse their command pools with the right results,
-// ops the device lacks are refused at compile, fma is bit-exact both through the device's OpFmaKHR
-// (VK_KHR_shader_fma; the test prints whether the device has it) and through the exact emulation
-// (VYRE_VULKAN_DISABLE_NATIVE_FMA=1), and div/sqrt/reciprocal are bit-exact seeded and exact
+// ops the device lacks are refused at compile, fma is bit-exact both through the device's fma
+// source (VK_KHR_shader_fma's OpFmaKHR, GLSL.std.450 Fma after a passed probe, or the emulation
+// after a failed one; the test prints which) and through the exact emulation
+// (VYRE_VULKAN_DISABLE_NATIVE_FMA=1, which also skips the probe), a passed probe (forced with the
+// test hook VYRE_VULKAN_FMA_PROBE_TABLE=exact) gives GLSL Fma and seeded div/sqrt, and div/sqrt/reciprocal are bit-exact seeded and exact
 // (VYRE_VULKAN_SEEDED_DIV_SQRT; printed too). Exits 77 without a device.
 #include <doctest/doctest.h>
 

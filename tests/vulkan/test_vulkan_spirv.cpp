@@ -2,7 +2,9 @@
 // module the SPIR-V validator accepts in the Vulkan 1.2 environment, for a device with every
 // feature and for one with none, without an instruction whose precision Vulkan leaves open; ops a
 // device lacks are refused with VYRE_ERR_UNSUPPORTED. fma, and the math library's fmas, are OpFmaKHR
-// exactly where the device has VK_KHR_shader_fma for the width, the exact emulation elsewhere.
+// exactly where the device has VK_KHR_shader_fma for the width, GLSL.std.450 Fma (NoContraction)
+// where the fma probe passed, the exact emulation elsewhere. The fma probe's decision (its table
+// against fused and unfused host results) and its module are tested here too.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // shaderFloat64), narrow storage the 8/16-bit storage features, 64-bit atomics the int64 atomic
 // features, subgroup ops 32-wide subgroups, and the float operations computed with 64-bit integer
 // arithmetic (div, sqrt, reciprocal, inverse_sqrt, transcendentals, and fma where the device has no
-// OpFmaKHR for the width) shaderInt64.
+// fused fma for the width) shaderInt64.
 #include "codegen/lowering.hpp"
 
 namespace vyre::vulkan {
