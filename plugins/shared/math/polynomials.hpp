@@ -69,4 +69,10 @@ inline constexpr double k_tanh_f64[] = {-0x1.5555555555555p-2, 0x1.1111111110f25
 // tanh, f32: z in [0.0, 0.3026], degree 5, max_rel_error 2^-24.99
 inline constexpr float k_tanh_f32[] = {-0x1.5555560000000p-2f, 0x1.1111e20000000p-3f, -0x1.ba6d7a0000000p-5f, 0x1.6bd30e0000000p-6f, -0x1.46c89e0000000p-7f, 0x1.21b0720000000p-8f};
 
+// exp_nested, f64: z in [-0.3467, 0.3467], degree 11, max_rel_error 2^-56.5
+inline constexpr double k_exp_nested_f64[] = {0x1.0000000000009p-1, 0x1.5555555555558p-3, 0x1.55555555503b7p-5, 0x1.111111110f7f6p-7, 0x1.6c16c1860c761p-10, 0x1.a01a01b012aa3p-13, 0x1.a0199395a53bcp-16, 0x1.71ddf6a196aecp-19, 0x1.28b42cf24e65cp-22, 0x1.af634d6b2f12fp-26};
+
+// log_short, f64: z in [0.0, 0.02945], degree 6, max_rel_error 2^-50.96
+inline constexpr double k_log_short_f64[] = {0x1.5555555555558p-1, 0x1.9999999995303p-2, 0x1.2492492df304cp-2, 0x1.c71c62e0b47fdp-3, 0x1.7462b66283dc4p-3, 0x1.39fe210ce54acp-3, 0x1.2b5b86a8d5b52p-3};
+
 }  // namespace vyre::math::poly

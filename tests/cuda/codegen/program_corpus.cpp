@@ -95,6 +95,25 @@ vyre::Program three_d_subgroups() {
   return b.build();
 }
 
+// A workgroup reduction as users write it (lane 0 of each subgroup stores its partial, a barrier,
+// every invocation reads all partials) with divisions the optimizer proves plain: its zeroing of
+// workgroup memory is left out and its divisions lose their zero-divisor selects.
+vyre::Program reduction_with_divisions() {
+  vyre::ProgramBuilder b;
+  b.workgroup(128);
+  auto in = b.buffer("in", Access::Read, Type::I32);
+  auto out = b.buffer("out", Access::Output, Type::I32, 512);
+  auto partial = b.buffer("partial", Access::Workgroup, Type::I32, 4);
+  auto lid = b.let("lid", local_id(0));
+  auto x = b.let("x", in[invocation_id(0)]);
+  auto r = b.let("r", reduce(vyre::ReduceOp::Add, x));
+  b.if_(eq(lid % u32(32), u32(0)), [&] { b.store(partial, lid / u32(32), r); });
+  b.barrier();
+  b.let("total", partial[u32(0)] + partial[u32(1)] + partial[u32(2)] + partial[u32(3)]);
+  b.store(out, invocation_id(0), var("total") / i32(3) + x % i32(-5) + cast(Type::I32, lid / u32(7)));
+  return b.build();
+}
+
 }  // namespace
 
 std::vector<CorpusProgram> op_corpus(const std::vector<std::string>& ops) {
@@ -114,6 +133,7 @@ std::vector<CorpusProgram> structure_corpus() {
       {"structure / nested control flow", nested_control_flow()},
       {"structure / narrow storage", narrow_storage()},
       {"structure / 3-D subgroups", three_d_subgroups()},
+      {"structure / reduction with divisions", reduction_with_divisions()},
   };
 }
 

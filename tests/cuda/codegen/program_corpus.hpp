@@ -17,7 +17,8 @@ struct CorpusProgram {
 // conform's programs for each of `ops` (built for a few cases each).
 std::vector<CorpusProgram> op_corpus(const std::vector<std::string>& ops);
 // Hand-written programs: grid_sync phases with workgroup memory and Return, nested loops and
-// branches, narrow storage types, 3-D workgroups, subgroup reductions of every kind.
+// branches, narrow storage types, 3-D workgroups, subgroup reductions of every kind, a workgroup
+// reduction with divisions by constants.
 std::vector<CorpusProgram> structure_corpus();
 
 }  // namespace ptx_test

@@ -127,7 +127,9 @@ AccessCounts accesses(const std::string& ptx, const std::string& space) {
 }
 
 // Each zeroing loop has two branches to its labels.
-std::size_t zeroing_loops(const std::string& ptx) { return count(ptx, "bra $L_zero_shared_") / 2; }
+// Zeroings of the shared block (a loop, or one store per invocation: both end at a
+// $L_zero_shared_done_ label, branched to once).
+std::size_t zeroing_loops(const std::string& ptx) { return count(ptx, "$L_zero_shared_done_") / 2; }
 
 }  // namespace
 

@@ -1,8 +1,9 @@
 // Soundness of the optimizer's value-range analysis against the semantics: random programs (u32,
 // i32 and u64 arithmetic over builtins, literals, loads and variables; guards, early returns and
 // constant loops) run on reference_cpu, and every value they store must lie in the interval the
-// analysis gave the stored expression, and every workgroup-buffer store (and BufLen-guarded global
-// store) the analysis proved in bounds must only ever see in-range indices. A failure prints the program as JSON.
+// analysis gave the stored expression (guards `x < y`, `x <= y` and `x != 0` included), and every
+// workgroup-buffer store (and BufLen-guarded global store) the analysis proved in bounds must only
+// ever see in-range indices. A failure prints the program as JSON.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -159,6 +160,15 @@ vyre::Program random_program(Generator& g, const std::array<std::uint32_t, 3>& w
     switch (g.pick(6)) {
       case 0: {  // a guard: the guarded value is below the bound inside
         Expr x = g.u32_expr(2), y = g.u32_expr(2);
+        if (g.pick(4) == 0) {  // x != 0: not zero inside (the else branch makes it 0: recorded there by
+                               // another statement's slots would collide, so only one branch records)
+          if (g.pick(2) == 0) {
+            b.if_(ne(x, u32(0)), [&] { record(b, j, total, x, tile); });
+          } else {
+            b.if_(ne(x, u32(0)), [&] {}, [&] { record(b, j, total, x / (x + u32(1)), tile); });
+          }
+          break;
+        }
         const BinOp op = g.pick(2) == 0 ? BinOp::Lt : BinOp::Le;
         b.if_(bin(op, x, y), [&] { record(b, j, total, x, tile); }, [&] { b.store(vyre::Buf{"tile"}, y, u32(2)); });
         break;

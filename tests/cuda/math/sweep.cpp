@@ -15,6 +15,7 @@ template <class T, class U>
 void record(SweepResult& r, T input, T actual, T expected, std::uint64_t bound) {
   ++r.cases;
   const std::uint64_t d = ulp_distance(actual, expected);
+  if (d != 0) ++r.not_rounded;
   if (d > bound) {
     if (!r.any_bad) r.first_bad_input = std::bit_cast<U>(input);
     r.any_bad = true;
@@ -52,6 +53,7 @@ void SweepResult::merge(const SweepResult& other) {
   if (other.any_bad && !any_bad) first_bad_input = other.first_bad_input;
   any_bad = any_bad || other.any_bad;
   over_bound += other.over_bound;
+  not_rounded += other.not_rounded;
   if (cases == 0 || other.max_ulp > max_ulp) {
     max_ulp = other.max_ulp;
     worst_input = other.worst_input;
@@ -128,16 +130,18 @@ std::vector<double> random_f64_inputs(vyre::UnOp op, std::uint64_t count, std::u
 }
 
 std::string summary(const SweepResult& r, bool f64) {
-  char buf[256];
+  char buf[320];
   auto value = [f64](std::uint64_t bits) {
     return f64 ? describe(std::bit_cast<double>(bits))
                : describe(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
   };
   const std::string ulp = r.max_ulp == kMismatch ? std::string("MISMATCH") : std::to_string(r.max_ulp);
-  std::snprintf(buf, sizeof buf, "max %s ulp at x = %s (got %s, want %s); %llu of %llu over bound",
+  std::snprintf(buf, sizeof buf, "max %s ulp at x = %s (got %s, want %s); %llu of %llu over bound; %llu not "
+                "correctly rounded",
                 ulp.c_str(), value(r.worst_input).c_str(), value(r.worst_actual).c_str(),
                 value(r.worst_expected).c_str(), static_cast<unsigned long long>(r.over_bound),
-                static_cast<unsigned long long>(r.cases));
+                static_cast<unsigned long long>(r.cases),
+                static_cast<unsigned long long>(r.not_rounded));
   return buf;
 }
 

@@ -14,6 +14,7 @@ struct SweepResult {
   std::uint64_t cases = 0;
   std::uint64_t max_ulp = 0;        // kMismatch if a NaN/inf/zero case is wrong
   std::uint64_t over_bound = 0;     // cases beyond the SPEC bound (or mismatched)
+  std::uint64_t not_rounded = 0;    // cases not correctly rounded (distance >= 1)
   std::uint64_t worst_input = 0;    // bits of the input with the largest distance
   std::uint64_t worst_actual = 0;   // bits
   std::uint64_t worst_expected = 0; // bits
@@ -36,7 +37,7 @@ SweepResult sweep_f64_inputs(vyre::UnOp op, const std::vector<double>& inputs, u
 // (every exponent equally likely), half from the function's interesting interval.
 std::vector<double> random_f64_inputs(vyre::UnOp op, std::uint64_t count, std::uint64_t seed);
 
-// "max 1 ulp at x = ... (got ..., want ...), 0 over bound of N cases"
+// "max 1 ulp at x = ... (got ..., want ...); 0 of N over bound; M not correctly rounded"
 std::string summary(const SweepResult& r, bool f64);
 
 }  // namespace vyre::cuda::math_test

@@ -6,10 +6,15 @@
 //     both directions;
 //   - f32: every 1031st bit pattern (about 4.2 million inputs per function, all exponents);
 //   - f64: 100000 seeded random inputs per function (half uniform over bit patterns, half on the
-//     function's interesting interval).
+//     function's interesting interval); exp and log another 400000 each over their whole range
+//     (every exponent, the subnormal and overflow edges, the fast-path edge of exp at |x| = 708,
+//     log near 1 and where e ln2 and log(m) cancel).
 // The exhaustive f32 run and longer f64 runs are vyre-math-check's job (ACCURACY.md).
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <cmath>
+#include <random>
 #include <thread>
 
 #include "cpu_math.hpp"
@@ -25,6 +30,45 @@ using namespace vyre::cuda::math_test;
 constexpr std::uint64_t kF32Stride = 1031;
 constexpr std::uint64_t kF64Samples = 100000;
 constexpr std::uint64_t kSeed = 20240601;
+
+// f64 exp/log inputs in eight strata of `per` each (see the file comment).
+std::vector<double> whole_range_f64(vyre::UnOp op, std::uint64_t per) {
+  std::mt19937_64 rng(kSeed + static_cast<std::uint64_t>(op));
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto log_uniform = [&](double lo_exp, double hi_exp) { return std::exp2(uniform(lo_exp, hi_exp)); };
+  auto sign = [&](double v) { return (rng() & 1) ? -v : v; };
+  std::vector<double> out;
+  for (int stratum = 0; stratum < 8; ++stratum) {
+    for (std::uint64_t i = 0; i < per; ++i) {
+      double x = 0;
+      if (op == vyre::UnOp::Exp) {
+        switch (stratum) {
+          case 0: x = uniform(-746, 710); break;
+          case 1: x = sign(log_uniform(-60, 9.55)); break;      // |x| from 2^-60 to 750
+          case 2: x = uniform(-745.2, -708); break;              // subnormal results
+          case 3: x = uniform(700, 709.8); break;                // up to overflow
+          case 4: x = sign(uniform(707.9, 708.1)); break;        // the fast path's edge
+          case 5: x = uniform(-2, 2); break;
+          case 6: x = std::bit_cast<double>(rng()); break;       // every exponent, NaN, inf
+          default: x = sign(log_uniform(-1074, -20)); break;     // tiny, e^x = 1 + x
+        }
+      } else {
+        switch (stratum) {
+          case 0: x = std::bit_cast<double>(rng() >> 1); break;  // every positive pattern
+          case 1: x = std::bit_cast<double>(rng() >> 12); break; // subnormals
+          case 2: x = 1 + sign(log_uniform(-60, -1)); break;     // near 1
+          case 3: x = uniform(1.38, 1.46) * std::exp2(std::floor(uniform(-3, 3))); break;
+          case 4: x = uniform(0.69, 0.73) * std::exp2(std::floor(uniform(-3, 3))); break;
+          case 5: x = uniform(0.5, 2); break;
+          case 6: x = log_uniform(-1074, 1024); break;
+          default: x = uniform(0, 1e300); break;
+        }
+      }
+      out.push_back(x);
+    }
+  }
+  return out;
+}
 
 unsigned threads() { return std::max(1u, std::min(2u, std::thread::hardware_concurrency())); }
 
@@ -68,5 +112,11 @@ TEST_CASE("f32: a stratified sample of all bit patterns is within the ULP bound"
 TEST_CASE("f64: seeded random inputs are within the ULP bound") {
   for (vyre::UnOp op : vyre::math::kLibraryOps) {
     check_sweep(op, true, sweep_f64_inputs(op, random_f64_inputs(op, kF64Samples, kSeed), threads()));
+  }
+}
+
+TEST_CASE("f64 exp and log: the whole range, the edges and the cancellation zone") {
+  for (vyre::UnOp op : {vyre::UnOp::Exp, vyre::UnOp::Log}) {
+    check_sweep(op, true, sweep_f64_inputs(op, whole_range_f64(op, 50000), threads()));
   }
 }

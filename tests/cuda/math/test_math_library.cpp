@@ -64,10 +64,49 @@ TEST_CASE("closures list dependencies first, each once") {
     CHECK(seen.insert(f->name).second);
     for (const auto& dep : f->dependencies) CHECK(seen.count(dep) == 1);
   }
-  CHECK(order.size() == 4);  // the 2/pi table, sin_f32, tan_f64, exp_f32
-  CHECK(order.front()->name == "vyre_math_two_over_pi");
-  CHECK(order.front()->ptx.rfind(".global .align 8 .b64 vyre_math_two_over_pi[", 0) == 0);
-  CHECK(vyre::cuda::math_closure({math_function(UnOp::Exp, Type::F64)}).size() == 1);
+  // The functions in the order given, each after its data: the 2/pi table and the f64 constants
+  // (sin_f32's Payne-Hanek path computes in f64).
+  std::vector<std::string> functions;
+  for (const auto* f : order) {
+    if (f->ptx.rfind(".func", 0) == 0) functions.push_back(f->name);
+  }
+  CHECK(functions == std::vector<std::string>{"vyre_sin_f32", "vyre_tan_f64", "vyre_exp_f32"});
+  CHECK(seen.count("vyre_math_two_over_pi") == 1);
+  const auto* table = vyre::cuda::math_function_by_name("vyre_math_two_over_pi");
+  REQUIRE(table != nullptr);
+  CHECK(table->ptx.rfind(".global .align 8 .b64 vyre_math_two_over_pi[", 0) == 0);
+  // exp_f64: itself after its constant-bank data, nothing else.
+  const auto exp64 = vyre::cuda::math_closure({math_function(UnOp::Exp, Type::F64)});
+  REQUIRE(exp64.size() > 1);
+  CHECK(exp64.back()->name == "vyre_exp_f64");
+  for (std::size_t i = 0; i + 1 < exp64.size(); ++i) {
+    INFO(exp64[i]->ptx);
+    CHECK(exp64[i]->ptx.rfind(".const .align 8 .b64 vyre_math_k64_", 0) == 0);
+  }
+}
+
+TEST_CASE("f64 constants with a nonzero low word come from the constant bank, by their bits") {
+  // ptxas makes such an immediate two UMOVs at each use, a `.const` datum one ULDC.64.
+  const std::regex wide_immediate(R"(mov\.f64\s+\S+,\s*0d[0-9A-F]{8}([0-9A-F]{8}))");
+  const std::regex constant(R"(^\.const \.align 8 \.b64 vyre_math_k64_([0-9A-F]{16}) = 0x([0-9A-F]{16});\n$)");
+  int constants = 0;
+  for (const auto& f : vyre::cuda::math_library()) {
+    INFO(f.name);
+    std::smatch m;
+    if (std::regex_match(f.ptx, m, constant)) {
+      ++constants;
+      CHECK(m[1] == m[2]);
+      CHECK(m[1].str().substr(8) != "00000000");
+      continue;
+    }
+    std::istringstream lines(f.ptx);
+    std::string line;
+    while (std::getline(lines, line)) {
+      INFO(line);
+      if (std::regex_search(line, m, wide_immediate)) CHECK(m[1] == "00000000");
+    }
+  }
+  CHECK(constants > 20);
 }
 
 TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {

@@ -152,6 +152,16 @@ std::vector<SpecialCase<T>> special_cases() {
     cases.push_back({op, inf, inf});
     cases.push_back({op, T(1), T(0)});
   }
+  if constexpr (sizeof(T) == 8) {
+    // f64 exp/log (exp.hpp, log.hpp): both sides of the fast path's |x| < 708 test, and results
+    // that round to 1, overflow, underflow to zero or are exactly zero.
+    for (T v : {L::denorm_min(), -L::denorm_min(), T(0x1p-60), T(-0x1p-60), T(0x1p-54)}) {
+      cases.push_back({UnOp::Exp, v, T(1)});
+    }
+    for (T v : {T(710), T(709.8), T(1e300), T(0x1p62)}) cases.push_back({UnOp::Exp, v, inf});
+    for (T v : {T(-746), T(-745.2), T(-1e300), T(-0x1p62)}) cases.push_back({UnOp::Exp, v, T(0)});
+    for (T v : {-L::min(), -L::max(), T(-0.5)}) cases.push_back({UnOp::Log, v, nan});
+  }
   for (int k = -149; k <= 127; ++k) {
     if (sizeof(T) == 4 || k % 7 == 0) cases.push_back({UnOp::Log2, std::ldexp(T(1), k), T(k)});
   }

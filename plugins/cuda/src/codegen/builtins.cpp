@@ -38,13 +38,22 @@ Value num_workgroups(FunctionEmitter& f, char axis) {
   return special(f, "nctaid", axis);
 }
 
+// InvocationId = WorkgroupId * workgroup size + LocalId. With the optimizer, a module specialised
+// to its launch workgroup (.reqntid: no other size can launch it) multiplies by the size as an
+// immediate instead of reading %ntid (a constant-bank load in SASS).
 Value invocation_id(FunctionEmitter& f, char axis) {
   if (axis == 'x' && f.lane != nullptr) return Value{f.lane->invocation_x, Type::U32};
   Value local = special(f, "tid", axis);
   Value group = workgroup_id(f, axis);
-  Value size = special(f, "ntid", axis);
+  const auto& launch = f.layout().launch_workgroup;
+  std::string size;
+  if (launch && f.layout().ranges != nullptr) {
+    size = std::to_string((*launch)[static_cast<std::size_t>(axis - 'x')]);
+  } else {
+    size = special(f, "ntid", axis).reg;
+  }
   Value v = f.value(Type::U32);
-  f.ins("mad.lo.u32 {}, {}, {}, {};", v.reg, group.reg, size.reg, local.reg);
+  f.ins("mad.lo.u32 {}, {}, {}, {};", v.reg, group.reg, size, local.reg);
   return v;
 }
 

@@ -1,5 +1,5 @@
 // Entry assembly: parameter list, register and shared declarations, prologue, then per phase:
-// (grid barrier,) shared zeroing, the statements, the phase's end label (Return's target).
+// (grid barrier,) shared zeroing (unless no statement can see it), the statements, the phase's end label (Return's target).
 #include "codegen/entry_builder.hpp"
 
 #include "codegen/entry_parts.hpp"
@@ -23,7 +23,8 @@ void emit_phases(FunctionEmitter& f, const EntryPlan& plan) {
     f.return_label = f.new_label(fmt::format("phase{}_end", plan.phases[k]));
     if (k > 0) emit_grid_barrier(f);
     if (k == 0 && !layout.full_workgroup) emit_tail_guard(f, f.return_label);
-    emit_zero_shared(f);
+    const std::size_t phase = plan.phases[k];
+    if (phase >= layout.skip_zero_shared.size() || !layout.skip_zero_shared[phase]) emit_zero_shared(f);
     emit_phase(f, layout.phases[plan.phases[k]]);
     f.put_label(f.return_label);
   }

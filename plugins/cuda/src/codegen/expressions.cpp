@@ -2,9 +2,14 @@
 // lowering of the expression's family.
 #include "codegen/expressions.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codegen/memory_access.hpp"
+#include "optimize/exact_reciprocal.hpp"
+#include "optimize/value_range.hpp"
+#include "optimize/zero_sign.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda::codegen {
@@ -49,6 +54,30 @@ Value emit_atomic_expr(FunctionEmitter& f, const Expr& expr) {
   return emit_atomic(f, expr.atomic_op, ref, args[1], exchange ? &args[2] : nullptr);
 }
 
+// An integer Div/Mod the optimizer proved never divides by zero (optimize/value_range.hpp).
+bool plain_division(const FunctionEmitter& f, const Expr& expr, const Value& dividend) {
+  if (expr.bin_op != BinOp::Div && expr.bin_op != BinOp::Mod) return false;
+  if (dividend.type == Type::Bool || is_float(dividend.type)) return false;
+  return f.layout().ranges != nullptr && f.layout().ranges->plain_division(expr);
+}
+
+// A float Div by a power-of-two literal whose reciprocal is exact (optimize/exact_reciprocal.hpp):
+// the reciprocal's bits, for a mul.rn that gives div.rn's bits for every dividend.
+std::optional<std::uint64_t> power_of_two_divisor(const FunctionEmitter& f, const Expr& expr, const Value& dividend) {
+  if (expr.bin_op != BinOp::Div || f.layout().ranges == nullptr) return std::nullopt;
+  if (dividend.type != Type::F32 && dividend.type != Type::F64) return std::nullopt;
+  const Expr& divisor = expr.args[1];
+  if (divisor.kind != ExprKind::Lit || divisor.type != dividend.type) return std::nullopt;
+  return optimize::exact_reciprocal(dividend.type, divisor.bits);
+}
+
+// A float Min/Max the optimizer proved zero-sign blind (optimize/zero_sign.hpp).
+bool zero_sign_blind(const FunctionEmitter& f, const Expr& expr, const Value& a) {
+  if (expr.bin_op != BinOp::Min && expr.bin_op != BinOp::Max) return false;
+  if (a.type != Type::F32 && a.type != Type::F64) return false;
+  return f.layout().zero_signs != nullptr && f.layout().zero_signs->blind(expr);
+}
+
 }  // namespace
 
 Value emit_expr(FunctionEmitter& f, const Expr& expr) {
@@ -68,7 +97,26 @@ Value emit_expr(FunctionEmitter& f, const Expr& expr) {
   }
   std::vector<Value> args = emit_operands(f, expr);
   switch (expr.kind) {
-    case ExprKind::Bin: require_arity(expr, 2); return emit_binary(f, expr.bin_op, args[0], args[1]);
+    case ExprKind::Bin:
+      require_arity(expr, 2);
+      if (auto reciprocal = power_of_two_divisor(f, expr, args[0])) {
+        Value v = f.value(args[0].type);
+        f.ins("mul.rn.{} {}, {}, {};", float_type(args[0].type), v.reg, args[0].reg, immediate(args[0].type, *reciprocal));
+        return v;
+      }
+      if (zero_sign_blind(f, expr, args[0])) {
+        // Either zero may come out where the operands are -0 and +0: nothing downstream sees which.
+        Value v = f.value(args[0].type);
+        f.ins("{}.{} {}, {}, {};", expr.bin_op == BinOp::Min ? "min" : "max", float_type(args[0].type), v.reg,
+              args[0].reg, args[1].reg);
+        return v;
+      }
+      if (plain_division(f, expr, args[0])) {
+        std::optional<std::uint64_t> literal;
+        if (expr.args[1].kind == ExprKind::Lit) literal = expr.args[1].bits;
+        return emit_plain_division(f, expr.bin_op, args[0], args[1], literal);
+      }
+      return emit_binary(f, expr.bin_op, args[0], args[1]);
     case ExprKind::Un: require_arity(expr, 1); return emit_unary(f, expr.un_op, args[0]);
     case ExprKind::Select: require_arity(expr, 3); return emit_select_value(f, args[0], args[1], args[2]);
     case ExprKind::Cast: require_arity(expr, 1); return emit_cast(f, expr.type, args[0]);

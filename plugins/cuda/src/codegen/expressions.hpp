@@ -3,6 +3,8 @@
 // its value; the operator families are lowered in one file each.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "codegen/function_emitter.hpp"
@@ -18,6 +20,11 @@ Value emit_builtin(FunctionEmitter& f, const Expr& expr);
 // Binary operators on evaluated operands (`b` is u32 for shifts and rotates).
 Value emit_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
 Value emit_int_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
+// Div or Mod of integers whose divisor the optimizer proved non-zero (and, signed, not the -1 of
+// MIN / -1): PTX's div/rem without the zero-divisor selects; a literal divisor is written as an
+// immediate, an unsigned power of two as a shift or mask.
+Value emit_plain_division(FunctionEmitter& f, BinOp op, const Value& a, const Value& b,
+                          std::optional<std::uint64_t> literal);
 Value emit_float_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
 Value emit_bool_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b);
 // The setp condition of a comparison (Eq, Ne, Lt, Le, Gt, Ge): "eq", "ne", "lt", "le", "gt", "ge".

@@ -1,6 +1,8 @@
 // Integer binary operators (u32, i32, u64, i64) with SPEC's total semantics: wrapping arithmetic,
 // RISC-V division (x/0 and MIN/-1 handled by predication, PTX's results for them are never used),
 // shift amounts modulo the width, saturating arithmetic without 128-bit types.
+#include <optional>
+
 #include "codegen/expressions.hpp"
 #include "vyre/error.hpp"
 
@@ -68,6 +70,14 @@ Value divide(FunctionEmitter& f, const Value& a, const Value& b, bool remainder)
   Value result = arith(f, remainder ? "rem" : "div", a, divisor);
   if (remainder) return select_bits(f, t, zero, a.reg, result.reg);
   return select_bits(f, t, zero, all_ones(t), result.reg);
+}
+
+// floor(log2(v)) when v is a power of two.
+std::optional<unsigned> power_of_two(std::uint64_t v) {
+  if (v == 0 || (v & (v - 1)) != 0) return std::nullopt;
+  unsigned k = 0;
+  while ((v >> k) != 1) ++k;
+  return k;
 }
 
 std::string shift_amount(FunctionEmitter& f, const Value& amount, Type t) {
@@ -209,6 +219,34 @@ Value logical(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {
 }
 
 }  // namespace
+
+Value emit_plain_division(FunctionEmitter& f, BinOp op, const Value& a, const Value& b,
+                          std::optional<std::uint64_t> literal) {
+  const Type t = a.type;
+  const bool remainder = op == BinOp::Mod;
+  Value v = f.value(t);
+  if (literal && !is_signed(t)) {
+    const std::uint64_t divisor = *literal & (is_wide(t) ? ~std::uint64_t{0} : 0xFFFFFFFFull);
+    if (auto k = power_of_two(divisor)) {
+      if (remainder) {
+        f.ins("and.{} {}, {}, {};", bits_type(t), v.reg, a.reg, divisor - 1);
+      } else {
+        f.ins("shr.u{} {}, {}, {};", width(t), v.reg, a.reg, *k);
+      }
+      return v;
+    }
+  }
+  std::string operand = b.reg;
+  if (literal) {
+    // An immediate divisor lets ptxas replace the division by a multiply-high sequence.
+    if (t == Type::U32) operand = fmt::format("{}", static_cast<std::uint32_t>(*literal));
+    if (t == Type::I32) operand = fmt::format("{}", static_cast<std::int32_t>(static_cast<std::uint32_t>(*literal)));
+    if (t == Type::U64) operand = fmt::format("{}", *literal);
+    if (t == Type::I64) operand = fmt::format("{}", static_cast<std::int64_t>(*literal));
+  }
+  f.ins("{}.{} {}, {}, {};", remainder ? "rem" : "div", int_type(t), v.reg, a.reg, operand);
+  return v;
+}
 
 Value emit_int_binary(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {
   switch (op) {

@@ -1,6 +1,9 @@
 // lower(): the emitter's stages end to end, and module assembly.
 //   1. analysis        program_layout.cpp   buffers, shared layout, mode, phases
-//                      optimize/value_range.cpp  value ranges: accesses proved in bounds
+//                      optimize/value_range.cpp  value ranges: accesses proved in bounds,
+//                      divisions proved plain; optimize/workgroup_init.cpp  phases whose zeroed
+//                      workgroup memory is never read; optimize/zero_sign.cpp  min/max whose
+//                      signed zero nothing observes
 //   2. function state  function_emitter.cpp registers, labels, variables
 //   3. expressions     expressions.cpp and one file per operator family, memory_access.cpp
 //   4. statements      statements.cpp
@@ -22,6 +25,8 @@
 #include "lowering.hpp"
 #include "math/math_library.hpp"
 #include "optimize/value_range.hpp"
+#include "optimize/workgroup_init.hpp"
+#include "optimize/zero_sign.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ops.hpp"
 
@@ -96,8 +101,21 @@ LoweredProgram lower(const Program& program, const Target& target, const LowerOp
   check_ops_lowered(program, target);
   codegen::ProgramLayout layout = codegen::analyze_program(program);
   std::optional<optimize::RangeAnalysis> ranges;
-  if (options.optimize) layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
+  std::optional<optimize::ZeroSignAnalysis> zero_signs;
+  if (options.optimize) {
+    layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
+    layout.zero_signs = &zero_signs.emplace(program);
+  }
   layout.launch_workgroup = options.workgroup;
+  if (options.optimize && options.workgroup) {
+    for (const auto& phase : layout.phases) {
+      const auto unobserved = optimize::zero_start_unobserved(program, phase, *options.workgroup);
+      bool all = true;
+      for (std::size_t i = 0; i < program.buffers.size(); ++i)
+        if (layout.buffers[i].workgroup && !unobserved[i]) all = false;
+      layout.skip_zero_shared.push_back(all);
+    }
+  }
   layout.inline_math = options.optimize;
 
   std::vector<codegen::EmittedEntry> entries;

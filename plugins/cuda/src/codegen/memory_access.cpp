@@ -104,9 +104,20 @@ Value emit_load(FunctionEmitter& f, const ElementRef& ref) {
   return widen_loaded(f, ref.storage, raw);
 }
 
+// Workgroup memory never reaches the host: a value loaded from it is observable only through
+// operations that canonicalise NaNs themselves (a global store, a Bitcast to an integer, an f32/f64
+// cast; docs/SEMANTICS.md "NaN bit patterns are never observable"), so with the optimizer an f32/f64
+// store to it keeps the register's bits (no testp/selp per store).
+namespace {
+bool keeps_nan_payload(const FunctionEmitter& f, const ElementRef& ref) {
+  return ref.space == Space::Shared && (ref.storage == Type::F32 || ref.storage == Type::F64) &&
+         f.layout().ranges != nullptr;
+}
+}  // namespace
+
 void emit_store(FunctionEmitter& f, const ElementRef& ref, const Value& value) {
   StorageAccess access = storage_access(ref.storage);
-  std::string raw = narrow_for_store(f, ref.storage, value);
+  std::string raw = keeps_nan_payload(f, ref) ? value.reg : narrow_for_store(f, ref.storage, value);
   f.ins("{}st.{}.{} {}, {};", guard(ref), space_name(ref.space), access.store_type,
         operand_address(ref), raw);
 }

@@ -15,6 +15,7 @@
 
 namespace vyre::cuda::optimize {
 class RangeAnalysis;
+class ZeroSignAnalysis;
 }
 
 namespace vyre::cuda::codegen {
@@ -43,6 +44,13 @@ struct ProgramLayout {
   // and the workgroup size every launch uses (LowerOptions::workgroup; entries declare .reqntid).
   const optimize::RangeAnalysis* ranges = nullptr;
   std::optional<std::array<std::uint32_t, 3>> launch_workgroup;
+  // Set by lower() (with the optimizer and a known launch workgroup): by phase, whether the phase
+  // can never observe the zero start of its workgroup memory (optimize/workgroup_init.hpp), so the
+  // shared block is not zeroed (nor the barrier after zeroing emitted) at its start.
+  std::vector<bool> skip_zero_shared;
+  // Set by lower() (with the optimizer): float min/max whose result's sign of zero nothing
+  // observes lose SPEC's signed-zero fix-up (optimize/zero_sign.hpp).
+  const optimize::ZeroSignAnalysis* zero_signs = nullptr;
   // Set by lower() (with the optimizer): math-library functions are pasted at their uses, within
   // an instruction budget per function, instead of called (codegen/math_call.cpp).
   bool inline_math = false;

@@ -90,7 +90,12 @@ void emit_tail_guard(FunctionEmitter& f, const std::string& exit_label) {
   std::string size = f.reg(RegClass::B32);
   f.ins("mov.u32 {}, %tid.x;", local);
   std::string group = workgroup_id_x(f);
-  f.ins("mov.u32 {}, %ntid.x;", size);
+  // As InvocationId (builtins.cpp): the launch size as an immediate where .reqntid fixes it.
+  if (f.layout().launch_workgroup && f.layout().ranges != nullptr) {
+    f.ins("mov.u32 {}, {};", size, (*f.layout().launch_workgroup)[0]);
+  } else {
+    f.ins("mov.u32 {}, %ntid.x;", size);
+  }
   std::string id = f.reg(RegClass::B32);
   f.ins("mad.lo.u32 {}, {}, {}, {};", id, group, size, local);
   std::string beyond = f.reg(RegClass::Pred);

@@ -41,6 +41,13 @@ std::vector<MathFunction> build_library() {
     library.push_back(build_function<math::P32>(op));
     library.push_back(build_function<math::P64>(op));
   }
+  std::set<std::string> constants;
+  for (const MathFunction& f : library) {
+    for (const std::string& dep : f.dependencies) {
+      if (dep.rfind(math::kF64ConstantPrefix, 0) == 0) constants.insert(dep);
+    }
+  }
+  for (const std::string& name : constants) library.push_back({name, math::f64_constant_ptx(name), {}});
   return library;
 }
 

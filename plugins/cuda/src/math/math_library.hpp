@@ -10,7 +10,8 @@
 //       ld.param.f32 %f2, [rv]; }
 // or paste a copy of its body at the use (math_inline_ptx, the emitter's usual choice).
 // A function may use module-scope data (e.g. the bits of 2/pi for the trigonometric range
-// reduction); such data is itself a MathFunction whose `ptx` is a `.global` definition. The module
+// reduction, and the f64 constants read from the constant bank); such data is itself a MathFunction
+// whose `ptx` is a `.global` or `.const` definition. The module
 // must hold every entry of math_closure() of the functions it calls, in that order, before the
 // first caller. Functions need PTX ISA 7.8+ (sm_90), never use .ftz or .approx instructions, keep
 // subnormals, and are deterministic: the CPU evaluates the very same instruction sequences (see

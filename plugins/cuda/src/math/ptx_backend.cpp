@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstdio>
+#include <string_view>
 
 namespace vyre::math {
 namespace {
@@ -19,7 +20,15 @@ PtxBackend::F32 PtxBackend::c(float v) {
 }
 
 PtxBackend::F64 PtxBackend::c(double v) {
-  return op<F64>("mov.f64", {hex_literal("0d", std::bit_cast<std::uint64_t>(v), 16)});
+  const auto bits = std::bit_cast<std::uint64_t>(v);
+  // ptxas materialises an f64 immediate whose low word is not zero with two UMOVs at each use; read
+  // from the constant bank it is one ULDC.64 (a `.const` datum of the module, named by its bits).
+  if ((bits & 0xFFFFFFFFu) != 0) {
+    const std::string name = f64_constant_name(bits);
+    tables_.insert(name);
+    return op<F64>("ld.const.f64", {"[" + name + "]"});
+  }
+  return op<F64>("mov.f64", {hex_literal("0d", bits, 16)});
 }
 
 PtxBackend::B32 PtxBackend::u32(std::uint32_t v) { return op<B32>("mov.b32", {hex_literal("0x", v, 8)}); }
@@ -119,6 +128,13 @@ std::string PtxBackend::finish_inline_with(const std::string& type, const std::s
   out += body_;
   out += "\tmov." + type + " " + dest + ", " + result_reg + ";\n}\n";
   return out;
+}
+
+std::string f64_constant_name(std::uint64_t bits) { return hex_literal(kF64ConstantPrefix, bits, 16); }
+
+std::string f64_constant_ptx(const std::string& name) {
+  return ".const .align 8 .b64 " + name + " = 0x" + name.substr(std::string_view(kF64ConstantPrefix).size()) +
+         ";\n";
 }
 
 std::string data_table_ptx(const DataTable& table) {

@@ -175,7 +175,7 @@ class PtxBackend {
   std::string finish_inline(const F64& result, const std::string& dest);
   // The number of instructions written so far (labels excluded).
   int instructions() const { return n_instructions_; }
-  // The names of the data tables the body reads.
+  // The names of the module-scope data the body reads (tables, f64 constants).
   std::vector<std::string> dependencies() const { return {tables_.begin(), tables_.end()}; }
 
  private:
@@ -222,5 +222,12 @@ template <> inline PtxBackend::Pred PtxBackend::fresh<PtxBackend::Pred>() { retu
 
 // The PTX definition of a table: `.global .align 8 .b64 name[n] = {...};`
 std::string data_table_ptx(const DataTable& table);
+
+// f64 constants the backend reads from the constant bank (see PtxBackend::c(double)): each is a
+// module-scope datum `.const .align 8 .b64 vyre_math_k64_<16 hex digits of its bits>`, a
+// dependency of the functions that use it.
+inline constexpr const char* kF64ConstantPrefix = "vyre_math_k64_";
+std::string f64_constant_name(std::uint64_t bits);
+std::string f64_constant_ptx(const std::string& name);  // its definition
 
 }  // namespace vyre::math

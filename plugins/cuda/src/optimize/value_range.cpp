@@ -530,6 +530,7 @@ class RangeWalk {
         return;
       case BinOp::Ne:
         if (!truth) equal(x, y);
+        if (truth) nonzero(x, y);
         return;
       default: return;
     }
@@ -560,6 +561,16 @@ class RangeWalk {
     if (!a.type || !b.type || !a.range || !b.range) return;
     if (a.canon) facts_.refine(*a.canon, *b.range);
     if (b.canon) facts_.refine(*b.canon, *a.range);
+  }
+
+  // x != y holds from here on: where one side is the literal 0, the other's bits are not 0.
+  void nonzero(const Expr& x, const Expr& y) {
+    Info a = eval(x, false);
+    Info b = eval(y, false);
+    if (!a.type || !b.type || !integral(*a.type) || !a.range || !b.range) return;
+    const Interval bits = full(width(*a.type));
+    if (b.range == point(0) && a.canon) facts_.refine(*a.canon, Interval{1, bits.hi});
+    if (a.range == point(0) && b.canon) facts_.refine(*b.canon, Interval{1, bits.hi});
   }
 
   // ---- expressions ----
@@ -669,6 +680,9 @@ class RangeWalk {
           return info;
         }
         const std::optional<Type>& operand = args[0].type;
+        if (record && (e.bin_op == BinOp::Div || e.bin_op == BinOp::Mod) && operand && integral(*operand) &&
+            plain(*operand, args[0].range, args[1].range))
+          out_.plain_divisions_.insert(&e);
         if (operand && integral(*operand) && args[0].range && args[1].range)
           info.range = binary_range(e.bin_op, *operand, *args[0].range, *args[1].range);
         else if (integral(t))
@@ -712,6 +726,17 @@ class RangeWalk {
       case ExprKind::Fma: info.canon = join_canon(kFma, 0, args); return info;
       default: return info;
     }
+  }
+
+  // A division of `t` whose divisor (interval `b`) is never 0 and, for signed types, never the
+  // -1 of MIN / -1 unless the dividend (interval `a`) is never MIN.
+  static bool plain(Type t, const std::optional<Interval>& a, const std::optional<Interval>& b) {
+    if (!b || b->lo == 0) return false;
+    if (!signed_type(t)) return true;
+    const unsigned w = width(t);
+    const std::uint64_t minus_one = max_of(w), min_bits = std::uint64_t{1} << (w - 1);
+    if (b->hi < minus_one) return true;
+    return a && (a->hi < min_bits || a->lo > min_bits);
   }
 
   // A load widens its element: narrow unsigned storage stays below its width's maximum.

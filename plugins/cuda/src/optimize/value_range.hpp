@@ -17,9 +17,13 @@
 //     full range; a loop variable is in [from.lo, to.hi - 1] (loop variables are read-only);
 //   - guards the program tests: inside `if x < y` (<=, >, >=, ==, logical and/or/not of them, a
 //     never-assigned bool variable bound to one), and after `if c { ...return }`, x is below y's
-//     upper bound. The facts hold only for "stable" expressions, whose value cannot change within
-//     an invocation (literals, builtins, BufLen, never-assigned variables and pure operators of
-//     them; loads are not stable). A grid_sync ends every fact.
+//     upper bound; inside `if x != 0`, x is not 0. The facts hold only for "stable" expressions,
+//     whose value cannot change within an invocation (literals, builtins, BufLen, never-assigned
+//     variables and pure operators of them; loads are not stable). A grid_sync ends every fact.
+// Divisions it proves plain (div and mod/rem of integers): the divisor's interval excludes 0 and,
+// for signed types, the MIN / -1 overflow is excluded too (the divisor's interval excludes -1, or
+// the dividend's excludes MIN). The emitter then lowers them without the zero-divisor selects
+// (codegen/int_binary.cpp); PTX's div/rem give SPEC's results for every other operand pair.
 // Accesses it proves in bounds:
 //   - workgroup buffers: the index's interval is below the buffer's (constant) count;
 //   - global buffers: only under a dominating guard `x < BufLen(b)` (or `x < min(BufLen(b), ...)`,
@@ -75,6 +79,10 @@ class RangeAnalysis {
   bool in_bounds(const Expr& access) const { return proven_.count(&access) != 0; }
   bool in_bounds(const Node& store) const { return proven_.count(&store) != 0; }
 
+  // Whether a Bin(Div) or Bin(Mod) expression of integers can never divide by zero (nor, signed,
+  // overflow as MIN / -1): the emitter may use PTX's div/rem directly.
+  bool plain_division(const Expr& bin) const { return plain_divisions_.count(&bin) != 0; }
+
   // A Loop node whose bounds are constant and side-effect free (stable expressions of one value):
   // its [from, to). nullopt for any other loop or node.
   std::optional<std::pair<std::uint32_t, std::uint32_t>> constant_bounds(const Node& loop) const;
@@ -87,6 +95,7 @@ class RangeAnalysis {
   friend class RangeWalk;
   std::unordered_map<const Expr*, Interval> ranges_;
   std::unordered_set<const void*> proven_;
+  std::unordered_set<const Expr*> plain_divisions_;
   std::unordered_map<const Node*, std::pair<std::uint32_t, std::uint32_t>> constant_loops_;
   std::size_t accesses_ = 0;
 };

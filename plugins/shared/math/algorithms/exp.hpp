@@ -6,7 +6,8 @@
 // scaled by 2^k in two exact steps so overflow and gradual underflow round once. Where the result
 // is subnormal the double-word is first rounded to odd, which makes the second rounding correct.
 // exp2(x) = 2^k * e^((x - k) ln2), with (x - k) exact and (x - k)*ln2 as a double-word.
-// That is the f64 algorithm (and the kernel sinh, cosh and tanh use in both precisions).
+// That is the f64 exp2 algorithm (and the kernel sinh, cosh and tanh use in both precisions); f64
+// exp is the cheaper exp_f64 below (one rounded r, no double-words).
 //
 // f32 exp and exp2 take a cheaper route (SPEC §5 allows 2 ULP; exhaustively within 1, ACCURACY.md):
 // k = rint(x log2 e) and its integer bits in one fma against 1.5 * 2^23, r = x - k ln2 rounded
@@ -16,6 +17,7 @@
 // rounds a second time, which costs at most half a subnormal ulp more.
 #pragma once
 
+#include <limits>
 #include <type_traits>
 
 #include "math/algorithms/common.hpp"
@@ -149,16 +151,40 @@ typename B::F32 exp2_f32(B& b, const typename B::F32& x) {
   return b.sel(b.is_nan(x), x, scale<P32>(b, y, k));
 }
 
-// The double-word algorithms (f64).
-template <class P, class B>
-typename P::template F<B> exp_dw(B& b, const typename P::template F<B>& x) {
-  using C = ExpConstants<P>;
-  auto xc = b.sel(b.gt(x, b.c(C::kExpMax)), b.c(C::kExpMax), x);
-  xc = b.sel(b.lt(xc, b.c(C::kExpMin)), b.c(C::kExpMin), xc);
-  auto red = exp_reduce<P>(b, xc);
-  auto e = exp_kernel<P>(b, red.r_hi, red.r_lo);
-  auto y = exp_scale<P>(b, e, red.k);
-  return b.sel(b.is_nan(x), x, y);
+// f64 exp, table-free and without double-words (SPEC §5 allows 2 ULP; sampled within 1, ACCURACY.md):
+// k = rint(x log2 e) from one fma against 1.5 * 2^52 (the low word of the sum is k), r = x - k ln2
+// rounded once (the first fma exact, |r| <= 0.3467), e^r = 1 + r (1 + r T(r)) with T the degree-9
+// part of a minimax fit of e^r (k_exp_nested_f64, e^r within 2^-56.5 relative), y in [0.707, 1.415).
+// For |x| < 708, 2^k y is normal and formed by adding k to y's exponent field. Otherwise (and for
+// NaN) a branch scales in two steps (overflow gives inf, gradual underflow rounds once more, which
+// costs at most half a subnormal ulp since y's error is then below half of one) and sends x > 710
+// to +inf and x < -746 to +0 (there k and r are not meaningful).
+inline constexpr double kRoundMagic64 = 0x1.8p52;
+inline constexpr double kExpNormalBelow = 708.0;  // |x| < 708: 2^k y is normal (|k| <= 1022)
+// ln2 = hi + lo with hi of 21 significant bits (its low word zero: an immediate in SASS, where a
+// full-width constant costs a load): k hi is exact and so is x - k hi (|x - k hi| < 1/2 is a
+// multiple of ulp(x)); ln2 - hi - lo = -2.3e-23.
+inline constexpr double kExpLn2Hi = 0x1.62e42p-1;
+inline constexpr double kExpLn2Lo = 0x1.fdf473de6af28p-22;
+
+template <class B>
+typename B::F64 exp_f64(B& b, const typename B::F64& x) {
+  using C = ExpConstants<P64>;
+  auto j = b.fma(x, b.c(C::kLog2e), b.c(kRoundMagic64));
+  auto kf = b.sub(j, b.c(kRoundMagic64));
+  auto k = b.lo32(b.bits(j));
+  auto r = b.fma(b.neg(kf), b.c(kExpLn2Lo), b.fma(b.neg(kf), b.c(kExpLn2Hi), x));
+  auto q = b.fma(r, horner(b, r, poly::k_exp_nested_f64), b.c(1.0));
+  auto y = b.fma(r, q, b.c(1.0));
+  auto y_bits = b.bits(y);
+  auto hi = b.add(b.hi32(y_bits), b.shl(k, b.u32(20)));
+  auto out = b.var(b.f64_from_bits(b.pack64(b.lo32(y_bits), hi)));
+  b.if_(b.not_(b.lt(b.abs(x), b.c(kExpNormalBelow))), [&] {
+    auto s = scale<P64>(b, y, k);
+    s = b.sel(b.gt(x, b.c(C::kExpMax)), b.c(std::numeric_limits<double>::infinity()), s);
+    b.set(out, b.sel(b.lt(x, b.c(C::kExpMin)), b.c(0.0), s));
+  });
+  return b.get(out);
 }
 
 template <class P, class B>
@@ -178,7 +204,7 @@ typename P::template F<B> exp2_dw(B& b, const typename P::template F<B>& x) {
 template <class P, class B>
 typename P::template F<B> exp_fn(B& b, const typename P::template F<B>& x) {
   if constexpr (std::is_same_v<P, P32>) return exp_f32(b, x);
-  else return exp_dw<P>(b, x);
+  else return exp_f64(b, x);
 }
 
 template <class P, class B>

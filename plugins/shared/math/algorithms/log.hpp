@@ -4,8 +4,8 @@
 // scaled into the normal range). With f = m - 1 (exact) and s = f / (2 + f):
 //   log(m) = 2 atanh(s) = f - f^2/2 + s (f^2/2 + R(s^2)),  R(z) = z Q(z) minimax, z <= 0.02945,
 // formed as a double-word (f - f^2/2 with two_sum and an exact f^2/2). Then
-//   log(x)  = e*ln2 + log(m)          (double-word arithmetic, one final rounding)
-//   log2(x) = e + log(m) * (1/ln2)
+//   log2(x) = e + log(m) * (1/ln2)      (double-word arithmetic, one final rounding)
+// f64 log uses the same s and R without double-words (fdlibm's formula, see log_f64).
 // f32 (bound 2 ULP) skips s and the double-words: log(m) = fma(f^2, G(f), f), see log_fn/log2_fn.
 // Specials: log(+-0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN -> NaN.
 #pragma once
@@ -132,6 +132,58 @@ typename B::Pred log_domain(B& b, const typename P::template F<B>& x) {
   return b.and_(b.gt(x, b.c(K(0))), b.lt(x, b.c(std::numeric_limits<K>::infinity())));
 }
 
+// ln2 split for log_f64: the high part has 21 significant bits (e ln2_hi is exact for |e| < 2^32;
+// its low word is zero, an immediate in SASS, where a full-width constant costs a load).
+inline constexpr double kLogLn2Hi = 0x1.62e42p-1;
+inline constexpr double kLogLn2Lo = 0x1.fdf473de6af28p-22;
+
+// f64 log, fdlibm-style without double-words (SPEC §5 allows 2 ULP; sampled within 1, ACCURACY.md):
+// with s = f / (2 + f) = f * rcp.rn(2 + f) (s only enters a small correction, so its error of up to
+// one ulp costs below 0.1 ulp of the result), hfsq = f^2 / 2 and R = z T(z), z = s^2 (k_log_short_f64),
+//   log(x) = e ln2_hi - ((hfsq - (s (hfsq + R) + e ln2_lo)) - f)
+// where ln2_hi has 21 significant bits, so e ln2_hi is exact, and where e ln2_hi and the bracket
+// nearly cancel (e = 1, m near sqrt(1/2)) the final subtraction is exact (Sterbenz).
+// x positive and normal; the result is log(x 2^-e_adjust) (e_adjust is subtracted from e).
+template <class B>
+typename B::F64 log_f64_normal(B& b, const typename B::F64& x, const typename B::B32& e_adjust) {
+  using C = LogConstants<P64>;
+  // x = 2^e m on the high word (32-bit integer operations, as fdlibm): m in [sqrt(1/2), sqrt(2))
+  // with the bound's low word dropped (m >= 0.70710677; |s| <= 0.17158 stays inside the fit).
+  constexpr std::uint32_t kSqrtHalfHi = static_cast<std::uint32_t>(C::kSqrtHalfBits >> 32);
+  auto bits = b.bits(x);
+  auto hx = b.sub(b.hi32(bits), b.u32(kSqrtHalfHi));
+  auto e_int = b.sub(b.shr_s(hx, b.u32(20)), e_adjust);
+  auto m_hi = b.add(b.and_(hx, b.u32(0x000FFFFFu)), b.u32(kSqrtHalfHi));
+  auto f = b.sub(b.f64_from_bits(b.pack64(b.lo32(bits), m_hi)), b.c(1.0));
+  auto e = b.s32_to_f64(e_int);
+  auto s = b.mul(f, b.recip(b.add(b.c(2.0), f)));
+  auto z = b.mul(s, s);
+  auto r = b.mul(z, horner(b, z, poly::k_log_short_f64));
+  auto hfsq = b.mul(b.mul(b.c(0.5), f), f);
+  auto lo = b.fma(s, b.add(hfsq, r), b.mul(e, b.c(kLogLn2Lo)));
+  auto bracket = b.sub(b.sub(hfsq, lo), f);
+  return b.fma(e, b.c(kLogLn2Hi), b.neg(bracket));
+}
+
+// log_f64_normal for positive normal x (the high word minus 0x00100000 is below 0x7FE00000,
+// unsigned); a branch, with a second copy, for the rest: subnormals scaled by 2^54 first, and the
+// specials: fma(x, inf, inf) is inf for +inf, NaN for x < 0 and NaN; +-0 give -inf.
+template <class B>
+typename B::F64 log_f64(B& b, const typename B::F64& x) {
+  using C = LogConstants<P64>;
+  auto ordinary = b.lt_u(b.sub(b.hi32(b.bits(x)), b.u32(0x00100000u)), b.u32(0x7FE00000u));
+  auto out = b.var(log_f64_normal(b, x, b.u32(0)));
+  b.if_(b.not_(ordinary), [&] {
+    auto tiny = b.lt(x, b.c(C::kMinNormal));
+    auto xs = b.sel(tiny, b.mul(x, b.c(C::kSubnormalScale)), x);
+    auto y = log_f64_normal(b, xs, b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    auto special = b.sel(b.eq(x, b.c(0.0)), b.c(-inf), b.fma(x, b.c(inf), b.c(inf)));
+    b.set(out, b.sel(log_domain<P64>(b, x), y, special));
+  });
+  return b.get(out);
+}
+
 template <class P, class B>
 typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
   using C = LogConstants<P>;
@@ -143,13 +195,9 @@ typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
     auto lm = b.fma(b.mul(red.f, red.f), horner(b, red.f, poly::k_log1p_f32), red.f);
     auto y = b.fma(red.e, b.c(C::kLn2Hi), lm);
     return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+  } else {
+    return log_f64(b, x);
   }
-  auto parts = log_parts<P>(b, x);
-  auto eln2 = two_prod(b, parts.e, b.c(C::kLn2Hi));
-  auto lo = b.add(b.fma(parts.e, b.c(C::kLn2Lo), eln2.lo), parts.lm.lo);
-  auto sum = two_sum(b, eln2.hi, parts.lm.hi);
-  auto y = b.add(sum.hi, b.add(sum.lo, lo));
-  return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
 }
 
 template <class P, class B>

@@ -100,7 +100,15 @@ FITS = {
     "atan": (precise(odd_tail(mp.atan, mp.mpf(-1) / 3)), mp.mpf(0), mp.mpf("0.1717")),
     "sinh": (precise(odd_tail(mp.sinh, mp.mpf(1) / 6)), mp.mpf(0), mp.mpf("1.0001")),
     "tanh": (precise(odd_tail(mp.tanh, mp.mpf(-1) / 3)), mp.mpf(0), mp.mpf("0.3026")),
+    # f64 exp as 1 + r (1 + r T(r)): a fit of e^r itself with c0 = c1 = 1 held (FIXED), so the
+    # relative error measured is that of e^r; T's coefficients c2.. are emitted.
+    "exp_nested": (mp.exp, -mp.mpf("0.3467"), mp.mpf("0.3467")),
+    # f64 log, fdlibm-style (log.hpp): the "log" tail at a lower degree.
+    "log_short": (precise(log_tail), mp.mpf(0), mp.mpf("0.02945")),
 }
+
+# Exact lowest coefficients a fit keeps (not emitted).
+FIXED = {"exp_nested": [mp.mpf(1), mp.mpf(1)]}
 
 
 def horner(c, z):
@@ -185,11 +193,12 @@ def round_to(v, fmt):
     return best
 
 
-def fit_rounded(g, lo, hi, degree, fmt):
+def fit_rounded(g, lo, hi, degree, fmt, fixed0=()):
     """The better of: the minimax coefficients rounded, and a lowest-degree-first sequential
-    rounding with refits (which can fail to converge when the fixed coefficients dominate)."""
-    plain = [round_to(c, fmt) for c in remez(g, lo, hi, degree, [])]
-    fixed = []
+    rounding with refits (which can fail to converge when the fixed coefficients dominate).
+    `fixed0`: exact lowest coefficients held (FIXED), returned first."""
+    plain = list(fixed0) + [round_to(c, fmt) for c in remez(g, lo, hi, degree, list(fixed0))]
+    fixed = list(fixed0)
     while len(fixed) <= degree:
         free = remez(g, lo, hi, degree, fixed)
         fixed.append(round_to(free[0], fmt))
@@ -226,6 +235,7 @@ PLAN = [
     ("atan", "f64", 11), ("atan", "f32", 5), ("atan1", "f32", 7),
     ("sinh", "f64", 7), ("sinh", "f32", 4),
     ("tanh", "f64", 10), ("tanh", "f32", 5),
+    ("exp_nested", "f64", 11), ("log_short", "f64", 6),
 ]
 
 
@@ -243,8 +253,10 @@ def main():
         if only and name not in only:
             continue
         g, lo, hi = FITS[name]
-        coef = fit_rounded(g, lo, hi, degree, fmt)
+        fixed0 = FIXED.get(name, [])
+        coef = fit_rounded(g, lo, hi, degree, fmt, fixed0)
         err = max_rel_error(g, lo, hi, coef)
+        coef = coef[len(fixed0):]
         ctype = "float" if fmt == "f32" else "double"
         out.append("")
         out.append(f"// {name}, {fmt}: z in [{mp.nstr(lo, 6)}, {mp.nstr(hi, 6)}], degree {degree}, "
