@@ -1,12 +1,15 @@
 // vyre-conform --backend vulkan on this machine's Vulkan device (lavapipe in CI): it exits 0, and
 // its certificate shows every op the plugin declares either passed, or unsupported because the
 // device refused it at compile (e.g. subgroup ops on a device without 32-wide subgroups); none
-// failed. The certificate is kept in <build>/conform-results/ for the CI log. Exits 77 without a
-// Vulkan device.
+// failed. The certificate is kept in <build>/conform-results/ for the CI log. On a device whose
+// GLSL Fma the fma probe found unfused (lavapipe), fma declared fused anyway (the test hook
+// VYRE_VULKAN_FMA_PROBE_TABLE=exact) fails conform. Exits 77 without a Vulkan device.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -58,4 +61,29 @@ TEST_CASE("conform on this device: zero fails, every declared op passes or is re
     CHECK(surface.status == vyre::CertStatus::Pass);
   }
   MESSAGE(passed << " ops pass on " << device.name);
+}
+
+TEST_CASE("conform is the judge of a probed fma: it fails a device whose GLSL Fma is unfused but declared fused") {
+  const auto vk = vt::vulkan();  // skips without a device
+  if (vt::metric(vk, "fma_probe_f32") != 2) {
+    MESSAGE("the fma probe did not find GLSL Fma unfused here (fma_probe_f32 = " << vt::metric(vk, "fma_probe_f32")
+                                                                                << "): nothing to misdeclare");
+    return;
+  }
+  // VYRE_VULKAN_FMA_PROBE_TABLE=exact passes the probe on any device, so this unfused device
+  // declares GLSL Fma as its fma: conform must fail it.
+  const fs::path dir = fs::path(VYRE_BINARY_DIR) / "conform-results" / "misdeclared-fma";
+  fs::create_directories(dir);
+  const fs::path log = dir / "conform.log";
+  const std::string command = "VYRE_VULKAN_FMA_PROBE_TABLE=exact " + std::string(VYRE_BINARY_DIR) +
+                              "/bin/vyre-conform --plugins " + VYRE_PLUGIN_BUILD_DIR +
+                              " --backend vulkan --no-progress --ops 'fma.*' --out " + dir.string() + " > " +
+                              log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  INFO("log: " << log.string());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);  // a failure
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("FAIL fma.f32 on vulkan") != std::string::npos);
 }

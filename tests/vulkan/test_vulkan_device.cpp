@@ -2,9 +2,11 @@
 // surface gives the reference's bytes, large grids are split, resident buffers and sequences keep
 // their order, the pipeline cache file round-trips and a damaged one is ignored, concurrent callers
 // share one instance, thousands of dispatches reuse their command pools with the right results,
-// ops the device lacks are refused at compile, fma is bit-exact both through the device's OpFmaKHR
-// (VK_KHR_shader_fma; the test prints whether the device has it) and through the exact emulation
-// (VYRE_VULKAN_DISABLE_NATIVE_FMA=1), and div/sqrt/reciprocal are bit-exact seeded and exact
+// ops the device lacks are refused at compile, fma is bit-exact both through the device's fma
+// source (VK_KHR_shader_fma's OpFmaKHR, GLSL.std.450 Fma after a passed probe, or the emulation
+// after a failed one; the test prints which) and through the exact emulation
+// (VYRE_VULKAN_DISABLE_NATIVE_FMA=1, which also skips the probe), a passed probe (forced with the
+// test hook VYRE_VULKAN_FMA_PROBE_TABLE=exact) gives GLSL Fma and seeded div/sqrt, and div/sqrt/reciprocal are bit-exact seeded and exact
 // (VYRE_VULKAN_SEEDED_DIV_SQRT; printed too). Exits 77 without a device.
 #include <doctest/doctest.h>
 
@@ -375,6 +377,18 @@ bool has_metric(const vyre::host::Backend& backend, std::string_view name) {
   return false;
 }
 
+// The fma of width `w` ("f32", "f64") from the gauges fma_source_*, fma_probe_*, fma_probe_mismatches_*.
+std::string fma_source_text(const vyre::host::Backend& vk, const std::string& w) {
+  const std::uint64_t source = vt::metric(vk, "fma_source_" + w), probe = vt::metric(vk, "fma_probe_" + w);
+  const std::uint64_t mismatches = vt::metric(vk, "fma_probe_mismatches_" + w);
+  if (source == 1) return "yes (extension: VK_KHR_shader_fma, OpFmaKHR)";
+  if (source == 2) return "yes (probe: GLSL.std.450 Fma matched std::fma on every probe entry)";
+  if (probe == 2) return "no (probe: GLSL.std.450 Fma differed from std::fma on " + std::to_string(mismatches) +
+                         " probe entries; exact integer emulation)";
+  if (probe == 3) return "no (probe failed to run; exact integer emulation)";
+  return "no (no extension, probe not run; exact integer emulation)";
+}
+
 }  // namespace
 
 TEST_CASE("fma is bit-exact with the device's OpFmaKHR (VK_KHR_shader_fma) and with the emulation") {
@@ -392,10 +406,9 @@ TEST_CASE("fma is bit-exact with the device's OpFmaKHR (VK_KHR_shader_fma) and w
       CHECK(f32 == 0);
       CHECK(f64 == 0);
     } else {
-      // The line the GPU runs' logs show.
-      std::printf("vulkan device '%s': native fma (VK_KHR_shader_fma, OpFmaKHR): f32 %s, f64 %s\n",
-                  vk.device_profile().name, f32 ? "yes" : "no (exact integer emulation)",
-                  f64 ? "yes" : "no (exact integer emulation)");
+      // The line the GPU runs' logs show: where each width's fma comes from.
+      std::printf("vulkan device '%s': native fma: f32 %s; f64 %s\n", vk.device_profile().name,
+                  fma_source_text(vk, "f32").c_str(), fma_source_text(vk, "f64").c_str());
       std::fflush(stdout);
     }
     for (Type t : {Type::F32, Type::F64}) {
@@ -413,6 +426,88 @@ TEST_CASE("fma is bit-exact with the device's OpFmaKHR (VK_KHR_shader_fma) and w
       const auto expected = vt::reference().dispatch(vt::reference().compile(ir), spans(inputs));
       CHECK(vk.dispatch(*program, spans(inputs)) == expected);
     }
+  }
+}
+
+TEST_CASE("the fma probe decides each width's fma at create, and VYRE_VULKAN_DISABLE_NATIVE_FMA=1 skips it") {
+  {
+    const auto vk = vt::vulkan();
+    for (const std::string w : {"f32", "f64"}) {
+      INFO(w);
+      const std::uint64_t source = vt::metric(vk, "fma_source_" + w), probe = vt::metric(vk, "fma_probe_" + w);
+      const std::uint64_t mismatches = vt::metric(vk, "fma_probe_mismatches_" + w);
+      CHECK(vt::metric(vk, "native_fma_" + w) == (source != 0 ? 1u : 0u));
+      if (source == 1) CHECK(probe == 0);  // the extension: no probe
+      if (source == 2) {
+        CHECK(probe == 1);
+        CHECK(mismatches == 0);
+      }
+      if (source == 0) {
+        CHECK(probe != 1);  // not passed (f64 on a device without shaderFloat64: not run)
+        CHECK((probe == 2) == (mismatches > 0));
+      }
+      CHECK(source <= 2);
+      MESSAGE("fma " << w << ": " << fma_source_text(vk, w));
+    }
+    // The probe's own dispatches are not counted.
+    CHECK(vt::metric(vk, "dispatches") == 0);
+  }
+  const vt::ScopedEnv env("VYRE_VULKAN_DISABLE_NATIVE_FMA", "1");
+  const auto vk = vt::vulkan();
+  for (const std::string w : {"f32", "f64"}) {
+    INFO(w);
+    CHECK(vt::metric(vk, "fma_source_" + w) == 0);
+    CHECK(vt::metric(vk, "fma_probe_" + w) == 0);
+    CHECK(vt::metric(vk, "native_fma_" + w) == 0);
+  }
+}
+
+TEST_CASE("a passed probe makes GLSL.std.450 Fma the fma, with seeded div/sqrt (VYRE_VULKAN_FMA_PROBE_TABLE=exact)") {
+  // The test hook's table has exact products only, so every device passes it: this drives the
+  // "probe passed" path on a device that does not fuse, with operands where fusing cannot show.
+  const vt::ScopedEnv env("VYRE_VULKAN_FMA_PROBE_TABLE", "exact");
+  const auto vk = vt::vulkan();
+  for (Type t : {Type::F32, Type::F64}) {
+    const std::string w = t == Type::F32 ? "f32" : "f64";
+    INFO(w);
+    const std::uint64_t source = vt::metric(vk, "fma_source_" + w);
+    if (source == 1) {
+      MESSAGE("fma " << w << " comes from VK_KHR_shader_fma on this device: no probe");
+      continue;
+    }
+    if (vt::metric(vk, "fma_probe_" + w) == 0) {
+      MESSAGE("fma " << w << ": the probe did not run (no f64 on this device)");
+      continue;
+    }
+    CHECK(vt::metric(vk, "fma_probe_" + w) == 1);
+    CHECK(source == 2);
+    CHECK(vt::metric(vk, "native_fma_" + w) == 1);
+    CHECK(vt::metric(vk, "seeded_div_sqrt_" + w) == 0);  // only over a promised fma (extension)
+    // fma through GLSL.std.450 Fma on operands whose products are exact.
+    const std::uint32_t n = 256;
+    std::optional<vyre::host::Program> program;
+    const vyre::Program ir = fma_program(t, n);
+    program.emplace(vk.compile(ir));
+    std::vector<ByteVector> inputs;
+    if (t == Type::F32) {
+      std::vector<float> a(n), x(n), y(n);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        a[i] = static_cast<float>(static_cast<int>(i % 13) - 6);
+        x[i] = std::ldexp(static_cast<float>(i % 7 + 1), static_cast<int>(i % 11) - 5);
+        y[i] = static_cast<float>(i % 17) - 8.5f;
+      }
+      inputs = {vt::bytes_of(a), vt::bytes_of(x), vt::bytes_of(y)};
+    } else {
+      std::vector<double> a(n), x(n), y(n);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        a[i] = static_cast<double>(static_cast<int>(i % 13) - 6);
+        x[i] = std::ldexp(static_cast<double>(i % 7 + 1), static_cast<int>(i % 11) - 5);
+        y[i] = static_cast<double>(i % 17) - 8.5;
+      }
+      inputs = {vt::bytes_of(a), vt::bytes_of(x), vt::bytes_of(y)};
+    }
+    const auto expected = vt::reference().dispatch(vt::reference().compile(ir), spans(inputs));
+    CHECK(vk.dispatch(*program, spans(inputs)) == expected);
   }
 }
 
@@ -471,16 +566,16 @@ std::vector<ByteVector> div_sqrt_inputs(std::uint32_t n) {
 
 TEST_CASE("div, sqrt and reciprocal are bit-exact seeded (fma-corrected OpFDiv / InverseSqrt) and exact") {
   const std::uint32_t n = 4096;
-  // Unset: seeded where fma is native; 0: never; 1: always (over the emulated fma where not native).
+  // Unset: seeded where the fma is promised (extension); 0: never; 1: always (over whatever fma there is).
   for (const char* choice : {static_cast<const char*>(nullptr), "0", "1"}) {
     const vt::ScopedEnv env("VYRE_VULKAN_SEEDED_DIV_SQRT", choice);
     const auto vk = vt::vulkan();
     REQUIRE(has_metric(vk, "seeded_div_sqrt_f32"));
     const std::uint64_t s32 = vt::metric(vk, "seeded_div_sqrt_f32"), s64 = vt::metric(vk, "seeded_div_sqrt_f64");
     const std::string how = choice == nullptr ? "unset" : choice;
-    if (choice == nullptr) {
-      CHECK(s32 == vt::metric(vk, "native_fma_f32"));
-      CHECK(s64 == vt::metric(vk, "native_fma_f64"));
+    if (choice == nullptr) {  // seeded only over VK_KHR_shader_fma (fma_source 1), not a probed fma
+      CHECK(s32 == (vt::metric(vk, "fma_source_f32") == 1 ? 1u : 0u));
+      CHECK(s64 == (vt::metric(vk, "fma_source_f64") == 1 ? 1u : 0u));
       std::printf("vulkan device '%s': seeded div/sqrt (fma-corrected OpFDiv/InverseSqrt): f32 %s, f64 %s\n",
                   vk.device_profile().name, s32 ? "yes" : "no (exact integer algorithms)",
                   s64 ? "yes" : "no (exact integer algorithms)");

@@ -2,12 +2,20 @@
 // module the SPIR-V validator accepts in the Vulkan 1.2 environment, for a device with every
 // feature and for one with none, without an instruction whose precision Vulkan leaves open; ops a
 // device lacks are refused with VYRE_ERR_UNSUPPORTED. fma, and the math library's fmas, are OpFmaKHR
-// exactly where the device has VK_KHR_shader_fma for the width, the exact emulation elsewhere.
+// exactly where the device has VK_KHR_shader_fma for the width, GLSL.std.450 Fma (NoContraction)
+// where the fma probe passed, the exact emulation elsewhere. The fma probe's decision (its table
+// against fused and unfused host results) and its module are tested here too.
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
 
 #include <spirv/unified1/GLSL.std.450.h>
 #include <spirv/unified1/spirv.hpp11>
 
+#include "codegen/fma_probe.hpp"
 #include "codegen/lowering.hpp"
 #include "spirv_validate.hpp"
 #include "vyre/builder.hpp"
@@ -23,7 +31,9 @@ using vyre::vulkan::DeviceFeatures;
 // GLSL.std.450 instructions other than the exact integer ones the emitter uses. With `seeds`
 // (a device with seeded div/sqrt), OpFDiv and InverseSqrt are allowed: the seeded algorithms take
 // their seeds from them and correct them (seeded_div_sqrt.hpp).
-std::string imprecise_instruction(const std::vector<std::uint32_t>& words, bool seeds = false) {
+// With `glsl_fma` (a device whose fma source is the probe), GLSL.std.450 Fma is allowed: the
+// runtime keeps it only where the probe showed it fused.
+std::string imprecise_instruction(const std::vector<std::uint32_t>& words, bool seeds = false, bool glsl_fma = false) {
   std::uint32_t glsl_set = 0;
   for (std::size_t i = 5; i < words.size();) {
     const std::uint32_t count = words[i] >> 16;
@@ -34,7 +44,7 @@ std::string imprecise_instruction(const std::vector<std::uint32_t>& words, bool 
     if (op == spv::Op::OpExtInst && words[i + 3] == glsl_set) {
       const std::uint32_t inst = words[i + 4];
       if (inst != GLSLstd450FindUMsb && inst != GLSLstd450FindILsb && inst != GLSLstd450UMin &&
-          !(seeds && inst == GLSLstd450InverseSqrt))
+          !(seeds && inst == GLSLstd450InverseSqrt) && !(glsl_fma && inst == GLSLstd450Fma))
         return "GLSL.std.450 instruction " + std::to_string(inst);
     }
     i += count;
@@ -152,7 +162,9 @@ std::vector<std::uint32_t> lowered_valid(const vyre::Program& program, const Dev
   INFO(problems);
   if (!problems.empty()) INFO(vt::disassemble(lowered.spirv));
   CHECK(problems.empty());
-  CHECK(imprecise_instruction(lowered.spirv, features.seeded_div_sqrt32 || features.seeded_div_sqrt64) == "");
+  const bool probed = features.fma_source32 == DeviceFeatures::FmaSource::Probe ||
+                      features.fma_source64 == DeviceFeatures::FmaSource::Probe;
+  CHECK(imprecise_instruction(lowered.spirv, features.seeded_div_sqrt32 || features.seeded_div_sqrt64, probed) == "");
   return lowered.spirv;
 }
 
@@ -283,4 +295,171 @@ TEST_CASE("div, sqrt and reciprocal are seeded where the device says so, exact i
     CHECK(vt::has_name(emulated, "vyre_exact_fma" + w));
     CHECK(!uses_fma_khr(emulated));
   }
+}
+
+// ---- the fma probe (codegen/fma_probe.hpp): GLSL.std.450 Fma where the driver lacks VK_KHR_shader_fma ----
+
+namespace {
+
+using vyre::vulkan::FmaProbeCase;
+using Source = DeviceFeatures::FmaSource;
+
+// The number of GLSL.std.450 Fma instructions, and whether each carries NoContraction.
+struct GlslFmas {
+  std::size_t count = 0;
+  bool all_no_contraction = true;
+};
+GlslFmas glsl_fmas(const std::vector<std::uint32_t>& words) {
+  std::uint32_t glsl_set = 0;
+  std::vector<std::uint32_t> results, no_contraction;
+  for (std::size_t i = 5; i < words.size(); i += words[i] >> 16) {
+    const auto op = static_cast<spv::Op>(words[i] & 0xFFFF);
+    if (op == spv::Op::OpExtInstImport) glsl_set = words[i + 1];
+    if (op == spv::Op::OpDecorate && words[i + 2] == static_cast<std::uint32_t>(spv::Decoration::NoContraction))
+      no_contraction.push_back(words[i + 1]);
+    if (op == spv::Op::OpExtInst && words[i + 3] == glsl_set && words[i + 4] == GLSLstd450Fma) results.push_back(words[i + 2]);
+  }
+  GlslFmas g;
+  g.count = results.size();
+  for (std::uint32_t r : results)
+    if (std::find(no_contraction.begin(), no_contraction.end(), r) == no_contraction.end()) g.all_no_contraction = false;
+  return g;
+}
+
+// What a device whose fma is a multiply and an add, each rounded, returns for the probe table
+// (NaN canonical, as a vyre kernel stores it).
+template <class F, class U>
+std::vector<std::uint64_t> unfused_results(const std::vector<FmaProbeCase>& cases) {
+  std::vector<std::uint64_t> out;
+  for (const FmaProbeCase& c : cases) {
+    const F a = std::bit_cast<F>(static_cast<U>(c.a)), b = std::bit_cast<F>(static_cast<U>(c.b));
+    const F z = std::bit_cast<F>(static_cast<U>(c.c));
+    volatile F p = a * b;  // rounded on its own (volatile: no contraction)
+    const F r = p + z;
+    const U nan = sizeof(F) == 4 ? U(0x7FC00000u) : static_cast<U>(0x7FF8000000000000ull);
+    out.push_back(std::isnan(r) ? nan : std::bit_cast<U>(r));
+  }
+  return out;
+}
+
+template <class F, class U>
+std::vector<std::uint64_t> fused_results(const std::vector<FmaProbeCase>& cases) {
+  std::vector<std::uint64_t> out;
+  for (const FmaProbeCase& c : cases) {
+    const F r = std::fma(std::bit_cast<F>(static_cast<U>(c.a)), std::bit_cast<F>(static_cast<U>(c.b)),
+                         std::bit_cast<F>(static_cast<U>(c.c)));
+    const U nan = sizeof(F) == 4 ? U(0x7FC00000u) : static_cast<U>(0x7FF8000000000000ull);
+    out.push_back(std::isnan(r) ? nan : std::bit_cast<U>(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the fma probe passes a fused device and fails an unfused one, entry by entry") {
+  for (vyre::Type t : {vyre::Type::F32, vyre::Type::F64}) {
+    INFO(vyre::type_name(t));
+    const bool f32 = t == vyre::Type::F32;
+    const auto cases = vyre::vulkan::fma_probe_cases(t);
+    REQUIRE(cases.size() >= 64);
+    CHECK(cases == vyre::vulkan::fma_probe_cases(t));  // the same table every time
+    const auto fused = f32 ? fused_results<float, std::uint32_t>(cases) : fused_results<double, std::uint64_t>(cases);
+    const auto unfused = f32 ? unfused_results<float, std::uint32_t>(cases) : unfused_results<double, std::uint64_t>(cases);
+    CHECK(vyre::vulkan::fma_probe_passes(cases, fused));
+    CHECK(vyre::vulkan::fma_probe_mismatches(cases, fused) == 0);
+    CHECK(!vyre::vulkan::fma_probe_passes(cases, unfused));
+    // Most of the table tells fused from unfused: cancellations, the tie, overflow, subnormal
+    // results and signed zeros, the products' rounding errors.
+    const std::size_t differ = vyre::vulkan::fma_probe_mismatches(cases, unfused);
+    MESSAGE(vyre::type_name(t) << ": an unfused fma misses " << differ << " of " << cases.size() << " probe entries");
+    CHECK(differ >= cases.size() / 2);
+    // One wrong bit in any entry fails the probe.
+    for (std::size_t i = 0; i < cases.size(); i += 7) {
+      auto wrong = fused;
+      wrong[i] ^= 1;
+      CHECK(vyre::vulkan::fma_probe_mismatches(cases, wrong) == 1);
+      CHECK(!vyre::vulkan::fma_probe_passes(cases, wrong));
+    }
+    // Missing or extra results, and an empty table, never pass.
+    CHECK(!vyre::vulkan::fma_probe_passes(cases, std::span(fused).first(fused.size() - 1)));
+    CHECK(!vyre::vulkan::fma_probe_passes({}, {}));
+    // The exact table (the test hook) cannot tell them apart: every device passes it.
+    const auto exact = vyre::vulkan::fma_probe_exact_cases(t);
+    const auto exact_unfused = f32 ? unfused_results<float, std::uint32_t>(exact) : unfused_results<double, std::uint64_t>(exact);
+    CHECK(vyre::vulkan::fma_probe_passes(exact, exact_unfused));
+  }
+}
+
+TEST_CASE("the fma probe table's expected bits are std::fma with NaN canonical, and cover the special classes") {
+  const auto cases = vyre::vulkan::fma_probe_cases(vyre::Type::F32);
+  bool nan = false, inf = false, neg_zero = false, subnormal = false, max = false;
+  for (const FmaProbeCase& c : cases) {
+    const float r = std::bit_cast<float>(static_cast<std::uint32_t>(c.expected));
+    CHECK((c.expected >> 32) == 0);
+    nan |= c.expected == 0x7FC00000u;
+    inf |= std::isinf(r);
+    neg_zero |= c.expected == 0x80000000u;
+    subnormal |= std::fpclassify(r) == FP_SUBNORMAL;
+    max |= std::fabs(r) == std::numeric_limits<float>::max();
+    if (std::isnan(r)) CHECK(c.expected == 0x7FC00000u);
+  }
+  CHECK(nan);
+  CHECK(inf);
+  CHECK(neg_zero);
+  CHECK(subnormal);
+  CHECK(max);
+}
+
+TEST_CASE("the fma probe module is valid and computes fma with GLSL.std.450 Fma marked NoContraction") {
+  for (vyre::Type t : {vyre::Type::F32, vyre::Type::F64}) {
+    const bool f32 = t == vyre::Type::F32;
+    INFO(vyre::type_name(t));
+    const std::string helper = f32 ? "vyre_exact_fma_f32" : "vyre_exact_fma_f64";
+    const DeviceFeatures probed = vyre::vulkan::fma_probe_features(with_fma(false, false), t);
+    CHECK(probed.fma_source(t) == Source::Probe);
+    CHECK((f32 ? probed.fma32 : probed.fma64));
+    const auto n = static_cast<std::uint32_t>(vyre::vulkan::fma_probe_cases(t).size());
+    const auto spirv = lowered_valid(vyre::vulkan::fma_probe_program(t, n), probed);
+    const GlslFmas g = glsl_fmas(spirv);
+    CHECK(g.count == 1);
+    CHECK(g.all_no_contraction);
+    CHECK(!uses_fma_khr(spirv));
+    CHECK(!vt::has_name(spirv, helper));
+    // The same program on a device whose fma is the emulation: no GLSL Fma.
+    const auto emulated = lowered_valid(vyre::vulkan::fma_probe_program(t, n), with_fma(false, false));
+    CHECK(glsl_fmas(emulated).count == 0);
+    CHECK(vt::has_name(emulated, helper));
+  }
+}
+
+TEST_CASE("a probed fma is GLSL.std.450 Fma in the math library and under the seeded div/sqrt too") {
+  for (vyre::Type t : {vyre::Type::F32, vyre::Type::F64}) {
+    const bool f32 = t == vyre::Type::F32;
+    const std::string w = f32 ? "_f32" : "_f64";
+    INFO(vyre::type_name(t));
+    DeviceFeatures f = vyre::vulkan::fma_probe_features(with_fma(false, false), t);
+    (f32 ? f.seeded_div_sqrt32 : f.seeded_div_sqrt64) = true;
+    const auto math = lowered_valid(exp_program(t), f);
+    CHECK(glsl_fmas(math).count >= 1);
+    CHECK(glsl_fmas(math).all_no_contraction);
+    CHECK(!uses_fma_khr(math));
+    CHECK(!vt::has_name(math, "vyre_exact_fma" + w));
+    const auto seeded = lowered_valid(div_sqrt_program(t), f);
+    CHECK(vt::has_name(seeded, "vyre_seeded_div" + w));
+    CHECK(glsl_fmas(seeded).count >= 1);
+    CHECK(!uses_fma_khr(seeded));
+  }
+}
+
+TEST_CASE("fma sources are named, and setting one sets the width's fma") {
+  CHECK(std::string(vyre::vulkan::fma_source_name(Source::Extension)) == "extension");
+  CHECK(std::string(vyre::vulkan::fma_source_name(Source::Probe)) == "probe");
+  CHECK(std::string(vyre::vulkan::fma_source_name(Source::Emulation)) == "emulation");
+  DeviceFeatures f{};
+  f.set_fma(vyre::Type::F64, Source::Probe);
+  CHECK((f.fma64 && !f.fma32));
+  CHECK(f.fma_source(vyre::Type::F64) == Source::Probe);
+  CHECK(f.fma_source(vyre::Type::F32) == Source::Emulation);
+  f.set_fma(vyre::Type::F64, Source::Emulation);
+  CHECK(!f.fma64);
 }

@@ -133,10 +133,15 @@ Id ModuleContext::builtin(spv::BuiltIn b) {
   return var;
 }
 
-Id ModuleContext::fma_khr(spirv::Function& f, Type t, Id a, Id b, Id c) {
+Id ModuleContext::fused_fma(spirv::Function& f, Type t, Id a, Id b, Id c) {
   if (!native_fma(t))
-    fail(VYRE_ERR_INTERNAL, "SPIR-V emitter: OpFmaKHR for " + std::string(type_name(t)) + " on a device without it",
+    fail(VYRE_ERR_INTERNAL, "SPIR-V emitter: a fused fma for " + std::string(type_name(t)) + " on a device without it",
          "report this emitter bug");
+  if (features_.fma_source(t) == DeviceFeatures::FmaSource::Probe) {
+    const Id r = f.glsl(type(t), GLSLstd450Fma, {a, b, c});
+    m_.decorate(r, spv::Decoration::NoContraction);
+    return r;
+  }
   m_.capability(khr_fma::kCapability);
   m_.extension(khr_fma::kSpirvExtension);
   return f.op(khr_fma::kOpFma, type(t), {a, b, c});

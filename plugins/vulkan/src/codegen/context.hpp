@@ -76,11 +76,12 @@ class ModuleContext {
   std::uint64_t workgroup_bytes() const { return workgroup_bytes_; }
 
   // ---- fused multiply-add ----
-  // Whether the device computes fma of `t` (F32, F64) with OpFmaKHR (DeviceFeatures::fma32/64).
+  // Whether the device computes fma of `t` (F32, F64) fused (DeviceFeatures::fma32/64).
   bool native_fma(Type t) const { return t == Type::F32 ? features_.fma32 : t == Type::F64 && features_.fma64; }
-  // a * b + c rounded once, as OpFmaKHR in `f` (declares the capability and SPV_KHR_fma on first
-  // use); only where native_fma(t).
-  Id fma_khr(spirv::Function& f, Type t, Id a, Id b, Id c);
+  // a * b + c rounded once, in `f`; only where native_fma(t). OpFmaKHR where the source is the
+  // extension (declares the capability and SPV_KHR_fma on first use), GLSL.std.450 Fma decorated
+  // NoContraction (GLSL's `precise fma`) where it is the probe.
+  Id fused_fma(spirv::Function& f, Type t, Id a, Id b, Id c);
   // Whether div, sqrt and reciprocal of `t` use the seeded algorithms (DeviceFeatures).
   bool seeded_div_sqrt(Type t) const {
     return t == Type::F32 ? features_.seeded_div_sqrt32 : t == Type::F64 && features_.seeded_div_sqrt64;

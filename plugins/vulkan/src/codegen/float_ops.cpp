@@ -1,7 +1,8 @@
 // Float operators (f32, f64). add, sub and mul are the device's instructions (Vulkan promises
 // correct rounding; the module asks for round-to-nearest-even and kept denormals where the device
-// offers those modes), marked NoContraction so nothing fuses them. fma is OpFmaKHR where the device
-// has VK_KHR_shader_fma for the width (rounded once, as SPEC wants). div, sqrt, reciprocal, and fma
+// offers those modes), marked NoContraction so nothing fuses them. fma is fused where the device's
+// fma of the width is (ModuleContext::fused_fma: OpFmaKHR from VK_KHR_shader_fma, or GLSL.std.450
+// Fma after the fma probe passed; rounded once, as SPEC wants). div, sqrt, reciprocal, and fma
 // elsewhere, call the exact integer implementations, inverse_sqrt and the transcendentals the
 // shared math library (math/library.hpp). Everything else is exact integer work on the bit patterns:
 // comparisons (so a device that flushes denormals still orders them), min/max with SPEC's NaN and
@@ -161,7 +162,7 @@ Value Emitter::float_unary(UnOp o, const Value& a) {
 }
 
 Value Emitter::fma(const Value& a, const Value& b, const Value& c) {
-  if (ctx_.native_fma(a.type)) return {ctx_.fma_khr(f_, a.type, a.id, b.id, c.id), a.type};
+  if (ctx_.native_fma(a.type)) return {ctx_.fused_fma(f_, a.type, a.id, b.id, c.id), a.type};
   const Id t = ctx_.type(a.type);
   return {f_.call(t, math::exact_function(ctx_, math::ExactOp::Fma, a.type), {a.id, b.id, c.id}), a.type};
 }

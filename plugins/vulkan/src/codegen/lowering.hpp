@@ -47,9 +47,14 @@ struct DeviceFeatures {
   bool denorm_preserve32 = false, denorm_preserve64 = false;
   bool rte32 = false, rte64 = false;
   bool signed_zero_inf_nan32 = false, signed_zero_inf_nan64 = false;
-  // VK_KHR_shader_fma enabled with shaderFmaFloat32 / shaderFmaFloat64: OpFmaKHR (one rounding)
-  // computes `fma` and the math library's fmas; without it they are exact integer emulation.
+  // A fused fma (one rounding) computes `fma` and the math library's fmas, per width; without it
+  // they are exact integer emulation. Its source (FmaSource): VK_KHR_shader_fma enabled with
+  // shaderFmaFloat32 / shaderFmaFloat64 (OpFmaKHR, promised by the driver), or, where the driver
+  // does not offer the extension, the fma probe (fma_probe.hpp: GLSL.std.450 Fma, which Vulkan
+  // does not promise to fuse, matched the host's std::fma bit for bit on the probe table at create).
   bool fma32 = false, fma64 = false;
+  enum class FmaSource { Emulation, Extension, Probe };
+  FmaSource fma_source32 = FmaSource::Emulation, fma_source64 = FmaSource::Emulation;
   // div, sqrt and reciprocal per width from a device seed (f32 OpFDiv / InverseSqrt) corrected with
   // fma (plugins/shared/math/algorithms/seeded_div_sqrt.hpp), the exact integer algorithms kept for
   // the operands it leaves out. Not a device feature but a choice the runtime makes: where fma of
@@ -58,7 +63,13 @@ struct DeviceFeatures {
 
   // Everything on: what registration declares (the union over devices).
   static DeviceFeatures all();
+  FmaSource fma_source(Type t) const { return t == Type::F32 ? fma_source32 : fma_source64; }
+  // Sets fma32/fma64 and the source of width `t` (F32, F64): fused unless `source` is Emulation.
+  void set_fma(Type t, FmaSource source);
 };
+
+// "extension", "probe" or "emulation".
+const char* fma_source_name(DeviceFeatures::FmaSource source);
 
 inline constexpr std::uint32_t kPushHeaderWords = 5;  // N, tail guard, grid[3]
 inline constexpr std::uint32_t kSpirvVersion = 0x00010500;

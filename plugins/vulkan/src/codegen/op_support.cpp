@@ -3,7 +3,7 @@
 // shaderFloat64), narrow storage the 8/16-bit storage features, 64-bit atomics the int64 atomic
 // features, subgroup ops 32-wide subgroups, and the float operations computed with 64-bit integer
 // arithmetic (div, sqrt, reciprocal, inverse_sqrt, transcendentals, and fma where the device has no
-// OpFmaKHR for the width) shaderInt64.
+// fused fma for the width) shaderInt64.
 #include "codegen/lowering.hpp"
 
 namespace vyre::vulkan {
@@ -30,9 +30,30 @@ DeviceFeatures DeviceFeatures::all() {
   f.storage8 = f.storage16 = f.subgroup32 = true;
   f.denorm_preserve32 = f.denorm_preserve64 = f.rte32 = f.rte64 = true;
   f.signed_zero_inf_nan32 = f.signed_zero_inf_nan64 = true;
-  f.fma32 = f.fma64 = true;
+  f.set_fma(Type::F32, FmaSource::Extension);
+  f.set_fma(Type::F64, FmaSource::Extension);
   f.seeded_div_sqrt32 = f.seeded_div_sqrt64 = true;
   return f;
+}
+
+void DeviceFeatures::set_fma(Type t, FmaSource source) {
+  const bool fused = source != FmaSource::Emulation;
+  if (t == Type::F32) {
+    fma32 = fused;
+    fma_source32 = source;
+  } else {
+    fma64 = fused;
+    fma_source64 = source;
+  }
+}
+
+const char* fma_source_name(DeviceFeatures::FmaSource source) {
+  switch (source) {
+    case DeviceFeatures::FmaSource::Extension: return "extension";
+    case DeviceFeatures::FmaSource::Probe: return "probe";
+    case DeviceFeatures::FmaSource::Emulation: break;
+  }
+  return "emulation";
 }
 
 bool emits(const OpInfo&) { return true; }

@@ -10,11 +10,11 @@ SpirvBackend::F32 SpirvBackend::c(float v) { return {ctx_.module().constant(ctx_
 SpirvBackend::F64 SpirvBackend::c(double v) { return {ctx_.module().constant(ctx_.type(Type::F64), std::bit_cast<std::uint64_t>(v))}; }
 
 SpirvBackend::F32 SpirvBackend::fma(F32 a, F32 b, F32 c) {
-  if (ctx_.native_fma(Type::F32)) return {ctx_.fma_khr(f_, Type::F32, a.id, b.id, c.id)};
+  if (ctx_.native_fma(Type::F32)) return {ctx_.fused_fma(f_, Type::F32, a.id, b.id, c.id)};
   return {f_.call(ctx_.type(Type::F32), exact_function(ctx_, ExactOp::Fma, Type::F32), {a.id, b.id, c.id})};
 }
 SpirvBackend::F64 SpirvBackend::fma(F64 a, F64 b, F64 c) {
-  if (ctx_.native_fma(Type::F64)) return {ctx_.fma_khr(f_, Type::F64, a.id, b.id, c.id)};
+  if (ctx_.native_fma(Type::F64)) return {ctx_.fused_fma(f_, Type::F64, a.id, b.id, c.id)};
   return {f_.call(ctx_.type(Type::F64), exact_function(ctx_, ExactOp::Fma, Type::F64), {a.id, b.id, c.id})};
 }
 SpirvBackend::F32 SpirvBackend::div(F32 a, F32 b) {

@@ -1,7 +1,8 @@
 // The SPIR-V backend of the math instruction set (plugins/shared/math): each operation appends
 // SPIR-V to one function, computing exactly what CpuBackend (cpu_backend.hpp) computes, so the
 // shared algorithms mean the same on the CPU twin and on the device. IEEE add, sub and mul are the
-// device's (NoContraction); fma is OpFmaKHR where the device has it (ModuleContext::native_fma),
+// device's (NoContraction); fma is the device's fused fma where it has one (ModuleContext::fused_fma:
+// OpFmaKHR, or GLSL.std.450 Fma after a passed probe),
 // else the exact integer implementation (algorithms/exact.hpp); div and sqrt call the seeded
 // algorithms (algorithms/seeded_div_sqrt.hpp) or the exact integer ones (math/library.hpp); rounding, comparisons and classification are exact integer work;
 // shifts clamp their amount as the twin's do (SPIR-V leaves amounts >= the width undefined).

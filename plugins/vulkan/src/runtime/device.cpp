@@ -79,6 +79,21 @@ static std::string seeded_div_sqrt_choice() {
        "unset it (seeded div/sqrt where the device has native fma), or set 0 (never) or 1 (always)");
 }
 
+// By default only over an fma the driver promises (VK_KHR_shader_fma): on the H200 (driver
+// 580.159) with a probed f64 Fma, conform failed un.tan.f64 with the seeded f64 division (133 of
+// 1091 results with the wrong sign) and passed without it; the probed fma itself passed.
+void Device::choose_seeded_div_sqrt() {
+  DeviceFeatures& f = features_;
+  using Source = DeviceFeatures::FmaSource;
+  f.seeded_div_sqrt32 = seeded_choice_ == "1" || (seeded_choice_.empty() && f.fma32 && f.fma_source32 == Source::Extension);
+  f.seeded_div_sqrt64 = seeded_choice_ == "1" || (seeded_choice_.empty() && f.fma64 && f.fma_source64 == Source::Extension);
+}
+
+void Device::set_fma(Type t, DeviceFeatures::FmaSource source) {
+  features_.set_fma(t, source);
+  choose_seeded_div_sqrt();
+}
+
 std::optional<int> device_ordinal_from_env() {
   const char* text = std::getenv(kDeviceOrdinalEnv);
   if (text == nullptr || *text == '\0') return std::nullopt;
@@ -253,11 +268,11 @@ void Device::probe_and_create_device() {
   f.rte64 = p12.shaderRoundingModeRTEFloat64;
   f.signed_zero_inf_nan32 = p12.shaderSignedZeroInfNanPreserveFloat32;
   f.signed_zero_inf_nan64 = p12.shaderSignedZeroInfNanPreserveFloat64;
-  f.fma32 = fma_extension && fma_feat.shaderFmaFloat32;
-  f.fma64 = fma_extension && fma_feat.shaderFmaFloat64 && f.float64;
-  const std::string seeded = seeded_div_sqrt_choice();
-  f.seeded_div_sqrt32 = seeded == "1" || (seeded.empty() && f.fma32);
-  f.seeded_div_sqrt64 = seeded == "1" || (seeded.empty() && f.fma64);
+  using Source = DeviceFeatures::FmaSource;
+  f.set_fma(Type::F32, fma_extension && fma_feat.shaderFmaFloat32 ? Source::Extension : Source::Emulation);
+  f.set_fma(Type::F64, fma_extension && fma_feat.shaderFmaFloat64 && f.float64 ? Source::Extension : Source::Emulation);
+  seeded_choice_ = seeded_div_sqrt_choice();
+  choose_seeded_div_sqrt();
 
   // ---- limits ----
   const VkPhysicalDeviceLimits& l = properties_.limits;

@@ -5,7 +5,8 @@
 // Device choice: CreateOptions::device_ordinal, else VYRE_VULKAN_DEVICE_ORDINAL (an index into the
 // loader's list of physical devices), else the first discrete GPU, then integrated, virtual, any
 // other GPU, and the CPU (lavapipe) last. A device qualifies with Vulkan 1.2, a compute queue and
-// VK_KHR_push_descriptor. VK_KHR_shader_fma is enabled where offered (DeviceFeatures::fma32/64).
+// VK_KHR_push_descriptor. VK_KHR_shader_fma is enabled where offered (DeviceFeatures::fma32/64);
+// elsewhere Runtime::open probes GLSL.std.450 Fma (codegen/fma_probe.hpp).
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,8 @@
 namespace vyre::vulkan {
 
 inline constexpr const char* kDeviceOrdinalEnv = "VYRE_VULKAN_DEVICE_ORDINAL";
-// "1": never enable VK_KHR_shader_fma, so fma stays the exact integer emulation (A/B measurements,
-// or a driver whose OpFmaKHR is wrong).
+// "1": never enable VK_KHR_shader_fma and never run the fma probe (runtime.cpp), so fma stays the
+// exact integer emulation whatever the device offers (A/B measurements, or a driver whose fma is wrong).
 inline constexpr const char* kDisableNativeFmaEnv = "VYRE_VULKAN_DISABLE_NATIVE_FMA";
 bool native_fma_allowed();
 // Seeded div/sqrt (DeviceFeatures::seeded_div_sqrt32/64): unset = where fma of the width is native;
@@ -80,6 +81,9 @@ class Device {
   bool wait_for(std::uint64_t value, std::uint64_t timeout_ns);
 
   const DeviceFeatures& features() const { return features_; }
+  // The fma of width `t` and its source (the fma probe's verdict), and the seeded div/sqrt choice
+  // that follows it. Only while the device is not yet shared (Runtime::open).
+  void set_fma(Type t, DeviceFeatures::FmaSource source);
   const DeviceLimits& limits() const { return limits_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const VkPhysicalDeviceMemoryProperties& memory() const { return memory_; }
@@ -92,6 +96,7 @@ class Device {
   void create_instance(const Loader& loader);
   void choose_physical(std::optional<int> ordinal);
   void probe_and_create_device();
+  void choose_seeded_div_sqrt();
 
   InstanceFns ifn_{};
   DeviceFns fns_{};
@@ -110,6 +115,7 @@ class Device {
   VkPhysicalDeviceMemoryProperties memory_{};
   std::uint8_t pipeline_cache_uuid_[VK_UUID_SIZE] = {};
   DeviceFeatures features_;
+  std::string seeded_choice_;  // VYRE_VULKAN_SEEDED_DIV_SQRT: "", "0" or "1"
   DeviceLimits limits_;
 };
 

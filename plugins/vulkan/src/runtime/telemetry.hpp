@@ -1,6 +1,10 @@
 // The Vulkan runtime's counters, reported through metrics_snapshot. Relaxed atomics; `reset`
 // zeroes the counters, not the gauges. native_fma_f32/f64: 1 where the device computes fma of that
-// width with OpFmaKHR (VK_KHR_shader_fma), 0 where it is the exact integer emulation;
+// width fused, 0 where it is the exact integer emulation; fma_source_f32/f64: where the fused fma
+// comes from: 0 emulation, 1 extension (VK_KHR_shader_fma, OpFmaKHR), 2 probe (GLSL.std.450 Fma
+// matched the host's std::fma on the probe table at create: codegen/fma_probe.hpp); fma_probe_f32/f64:
+// 0 not run (the extension, no f64, or VYRE_VULKAN_DISABLE_NATIVE_FMA=1), 1 passed, 2 mismatched,
+// 3 failed to compile or run; fma_probe_mismatches_f32/f64: the table entries that differed;
 // seeded_div_sqrt_f32/f64: 1 where div/sqrt/reciprocal use the seeded algorithms (lowering.hpp).
 #pragma once
 
@@ -33,6 +37,12 @@ namespace vyre::vulkan {
   X("pipeline_cache_loaded_bytes", pipeline_cache_loaded_bytes) \
   X("native_fma_f32", native_fma_f32)                     \
   X("native_fma_f64", native_fma_f64)                     \
+  X("fma_source_f32", fma_source_f32)                     \
+  X("fma_source_f64", fma_source_f64)                     \
+  X("fma_probe_f32", fma_probe_f32)                       \
+  X("fma_probe_f64", fma_probe_f64)                       \
+  X("fma_probe_mismatches_f32", fma_probe_mismatches_f32) \
+  X("fma_probe_mismatches_f64", fma_probe_mismatches_f64) \
   X("seeded_div_sqrt_f32", seeded_div_sqrt_f32)           \
   X("seeded_div_sqrt_f64", seeded_div_sqrt_f64)
 
