@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 #include "half.hpp"
 #include "kernels.hpp"
@@ -37,7 +38,7 @@ T at(const std::vector<std::byte>& bytes, std::size_t i) {
   return v;
 }
 
-const std::vector<std::byte>& data_of(const KernelCase& kc, const std::string& name) {
+const std::vector<std::byte>& data_of(const KernelCase& kc, std::string_view name) {
   for (const auto& b : kc.buffers)
     if (b.name == name) return b.data;
   throw std::invalid_argument(fmt::format("{} has no buffer '{}'. Fix: keep reference.cpp and kernels.cpp in step.", kc.id, name));
