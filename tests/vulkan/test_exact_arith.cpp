@@ -14,10 +14,15 @@
 #include <random>
 #include <vector>
 
+#include "float_bits.hpp"
 #include "math/algorithms/exact.hpp"
 #include "math/cpu_backend.hpp"
 
 namespace {
+
+using vyre::test::hex;
+using vyre::test::same;
+using vyre::test::UInt;
 
 using vyre::math::CpuBackend;
 using vyre::math::P32;
@@ -26,24 +31,6 @@ using vyre::math::P64;
 std::uint64_t random_cases() {
   const char* v = std::getenv("VYRE_TEST_EXACT_CASES");
   return v != nullptr ? std::strtoull(v, nullptr, 10) : 200000;
-}
-
-template <class T>
-using UInt = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-
-template <class T>
-bool same(T expected, T actual) {
-  if (std::isnan(expected)) return std::isnan(actual);
-  return std::bit_cast<UInt<T>>(expected) == std::bit_cast<UInt<T>>(actual);
-}
-
-// "1.5 (0x3fc00000)"
-template <class T>
-std::string hex(T v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g (0x%llx)", static_cast<double>(v),
-                static_cast<unsigned long long>(std::bit_cast<UInt<T>>(v)));
-  return buf;
 }
 
 template <class T>

@@ -22,11 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "float_bits.hpp"
 #include "math/algorithms/exact.hpp"
 #include "math/algorithms/seeded_div_sqrt.hpp"
 #include "math/cpu_backend.hpp"
 
 namespace {
+
+using vyre::test::hex;
+using vyre::test::same;
+using vyre::test::UInt;
 
 using vyre::math::CpuBackend;
 using vyre::math::P32;
@@ -66,8 +71,6 @@ struct SeededCpu : CpuBackend {
 };
 
 template <class T>
-using UInt = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-template <class T>
 using Prec = std::conditional_t<sizeof(T) == 4, P32, P64>;
 template <class T>
 using F = std::conditional_t<sizeof(T) == 4, CpuBackend::F32, CpuBackend::F64>;
@@ -95,20 +98,6 @@ struct Ops {
            }).v;
   }
 };
-
-template <class T>
-bool same(T expected, T actual) {
-  if (std::isnan(expected)) return std::isnan(actual);
-  return std::bit_cast<UInt<T>>(expected) == std::bit_cast<UInt<T>>(actual);
-}
-
-template <class T>
-std::string hex(T v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g (0x%llx)", static_cast<double>(v),
-                static_cast<unsigned long long>(std::bit_cast<UInt<T>>(v)));
-  return buf;
-}
 
 // Counts mismatches; the first few become failures with their operands.
 struct Report {
