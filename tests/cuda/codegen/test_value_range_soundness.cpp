@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/plugin_loader.hpp"
+#include "reference_backend.hpp"
 #include "optimize/value_range.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/builder.hpp"
@@ -33,13 +33,7 @@ constexpr std::uint32_t kStatements = 12;   // per program
 constexpr std::uint32_t kInputs = 40;       // elements of `in` (some local ids read past it: 0)
 constexpr std::uint32_t kProbe = 50;        // elements of `probe`, a global buffer stored under guards
 
-const vyre::host::Backend& reference() {
-  static const vyre::cudatest::LoadedPlugin plugin =
-      vyre::cudatest::load_plugin(vyre::cudatest::plugin_path("reference_cpu"));
-  static const vyre::host::Backend backend =
-      vyre::host::Backend::create(plugin.fns, plugin.library, {}, "reference_cpu");
-  return backend;
-}
+const vyre::host::Backend& reference() { return vyre::cudatest::reference_backend(); }
 
 class Generator {
  public:

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/plugin_loader.hpp"
+#include "reference_backend.hpp"
 #include "optimize/workgroup_init.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/builder.hpp"
@@ -32,13 +32,7 @@ namespace opt = vyre::cuda::optimize;
 constexpr std::uint32_t kStatements = 8;
 constexpr std::uint32_t kPoison = 0xDEADBEEFu;
 
-const vyre::host::Backend& reference() {
-  static const vyre::cudatest::LoadedPlugin plugin =
-      vyre::cudatest::load_plugin(vyre::cudatest::plugin_path("reference_cpu"));
-  static const vyre::host::Backend backend =
-      vyre::host::Backend::create(plugin.fns, plugin.library, {}, "reference_cpu");
-  return backend;
-}
+const vyre::host::Backend& reference() { return vyre::cudatest::reference_backend(); }
 
 struct Shape {
   std::array<std::uint32_t, 3> workgroup;

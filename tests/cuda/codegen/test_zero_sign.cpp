@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/plugin_loader.hpp"
+#include "reference_backend.hpp"
 #include "lowering.hpp"
 #include "optimize/zero_sign.hpp"
 #include "vyre/backend.hpp"
@@ -48,13 +48,7 @@ std::size_t proven(const vyre::Program& program) {
   return opt::ZeroSignAnalysis(program).proven();
 }
 
-const vyre::host::Backend& reference() {
-  static const vyre::cudatest::LoadedPlugin plugin =
-      vyre::cudatest::load_plugin(vyre::cudatest::plugin_path("reference_cpu"));
-  static const vyre::host::Backend backend =
-      vyre::host::Backend::create(plugin.fns, plugin.library, {}, "reference_cpu");
-  return backend;
-}
+const vyre::host::Backend& reference() { return vyre::cudatest::reference_backend(); }
 
 // A copy of `e` (an expression of `original`) where every min/max the analysis proved blind returns
 // the other signed zero when its result is a zero: select(r == 0, -r, r).
