@@ -43,6 +43,11 @@ class PyProgram {
   const vyre::Program& ir() const { return *ir_; }
   const std::vector<std::size_t>& inputs() const { return inputs_; }    // buffer indices
   const std::vector<std::size_t>& outputs() const { return outputs_; }  // buffer indices
+  // The non-workgroup buffers (what a resident dispatch binds), in declaration order.
+  const std::vector<std::size_t>& bound() const { return bound_; }
+  // Whether one of those is named "program" (run_resident's own parameter: such a program's
+  // keywords take the general path, which reports the clash as pybind11 does).
+  bool binds_program_name() const { return binds_program_name_; }
   // The compiled handle of this program on `backend` (compiled on first use).
   host::Program compiled_for(const host::Backend& backend) const;
 
@@ -50,6 +55,8 @@ class PyProgram {
   std::shared_ptr<const vyre::Program> ir_;
   std::vector<std::size_t> inputs_;
   std::vector<std::size_t> outputs_;
+  std::vector<std::size_t> bound_;
+  bool binds_program_name_ = false;
   mutable std::mutex mutex_;
   mutable std::vector<std::pair<vyre_backend*, host::Program>> compiled_;
 };
@@ -125,9 +132,16 @@ struct BoundTensor {
 };
 BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
                         ProducerWaits& waits);
-// Only the cache: the entry of `object` where it still fits (a stale one is dropped), else none.
-std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
-                                         ProducerWaits& waits);
+// Only the cache: the import of `object` where its entry still fits (a stale one is dropped), else
+// none; the producer's stream is added to `waits`. The caller holds `object` during the dispatch
+// (its memory stays alive) and binds the buffer (a copy of the handle keeps the import alive even
+// when the cache drops the entry meanwhile).
+struct CachedImport {
+  host::ResidentBuffer buffer;
+  dlpack::DataType dtype;
+};
+std::optional<CachedImport> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                          ProducerWaits& waits);
 // {entries, hits, misses, stale, dropped, uncached, device_stream_waits, host_stream_waits} of the
 // backend's import cache; and emptying it (the counts stay).
 py::dict import_cache_info(const PyBackend& backend);

@@ -581,8 +581,8 @@ PyResident import_dlpack(const host::Backend& backend, const py::handle& object,
   return import_taken(backend, taken, where, read_only, true);
 }
 
-std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
-                                        ProducerWaits& waits) {
+std::optional<CachedImport> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                          ProducerWaits& waits) {
   ImportCache& cache = *backend.imports;
   const auto found = cache.entries.find(ImportCache::Key{object.ptr(), read_only});
   if (found == cache.entries.end()) return std::nullopt;
@@ -591,7 +591,7 @@ std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::han
   if (now && PyWeakref_GetObject(entry.weakref.ptr()) == object.ptr() && entry.print.matches(*now)) {
     ++cache.hits;
     if (entry.cuda_device >= 0) waits.add(entry.framework, entry.cuda_device);
-    return BoundTensor{py::reinterpret_borrow<py::object>(object), nullptr, entry.resident};
+    return CachedImport{entry.resident.buffer, entry.resident.dtype};
   }
   ++cache.stale;
   const ImportCache::Entry gone = std::move(entry);  // released after the map no longer has it
@@ -602,7 +602,9 @@ std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::han
 BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
                         ProducerWaits& waits) {
   if (cached)
-    if (std::optional<BoundTensor> hit = cached_tensor(backend, object, read_only, waits)) return std::move(*hit);
+    if (std::optional<CachedImport> hit = cached_tensor(backend, object, read_only, waits))
+      return BoundTensor{py::reinterpret_borrow<py::object>(object), nullptr,
+                         PyResident{backend.backend, std::move(hit->buffer), hit->dtype, {}}};
   BoundTensor out;
   out.producer = py::reinterpret_borrow<py::object>(object);
   ImportCache& cache = *backend.imports;

@@ -13,7 +13,13 @@ namespace vyre::python {
 PyProgram::PyProgram(vyre::Program program)
     : ir_(std::make_shared<const vyre::Program>(std::move(program))),
       inputs_(ir_->input_indices()),
-      outputs_(ir_->output_indices()) {}
+      outputs_(ir_->output_indices()) {
+  for (std::size_t i = 0; i < ir_->buffers.size(); ++i) {
+    if (ir_->buffers[i].access == Access::Workgroup) continue;
+    bound_.push_back(i);
+    if (ir_->buffers[i].name == "program") binds_program_name_ = true;
+  }
+}
 
 host::Program PyProgram::compiled_for(const host::Backend& backend) const {
   {
