@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <new>
 #include <span>
 #include <tuple>
 
@@ -190,7 +191,9 @@ const FastTypes& fast_types() {
 template <class T>
 T* exact_value(PyObject* object, PyTypeObject* type, const py::detail::type_info* info) {
   if (Py_TYPE(object) != type) return nullptr;
-  return static_cast<T*>(reinterpret_cast<py::detail::instance*>(object)->get_value_and_holder(info).value_ptr());
+  auto* instance = reinterpret_cast<py::detail::instance*>(object);
+  if (instance->simple_layout) return static_cast<T*>(instance->simple_value_holder[0]);
+  return static_cast<T*>(instance->get_value_and_holder(info).value_ptr());
 }
 
 // Whether the str `name` spells `expected` (keywords are str; anything else never matches).
@@ -204,20 +207,33 @@ bool spells(PyObject* name, const std::string& expected) {
   return static_cast<std::size_t>(length) == expected.size() && std::memcmp(text, expected.data(), expected.size()) == 0;
 }
 
-// Up to kInline bindings on the stack, more on the heap.
+// n value-initialized elements: up to kInline of them on the stack (only those n constructed), more
+// on the heap.
 template <class T, std::size_t kInline>
 class SmallArray {
  public:
   explicit SmallArray(std::size_t n) : size_(n) {
-    if (n > kInline) heap_.resize(n);
+    if (n > kInline) {
+      heap_.resize(n);
+      data_ = heap_.data();
+      return;
+    }
+    data_ = reinterpret_cast<T*>(storage_);
+    for (std::size_t i = 0; i < n; ++i) new (data_ + i) T();
   }
-  T* data() { return size_ > kInline ? heap_.data() : inline_.data(); }
-  T& operator[](std::size_t i) { return data()[i]; }
-  std::span<const T> span() { return {data(), size_}; }
+  SmallArray(const SmallArray&) = delete;
+  SmallArray& operator=(const SmallArray&) = delete;
+  ~SmallArray() {
+    if (size_ <= kInline)
+      for (std::size_t i = 0; i < size_; ++i) data_[i].~T();
+  }
+  T& operator[](std::size_t i) { return data_[i]; }
+  std::span<const T> span() const { return {data_, size_}; }
 
  private:
   std::size_t size_;
-  std::array<T, kInline> inline_{};
+  T* data_ = nullptr;
+  alignas(T) unsigned char storage_[sizeof(T) * kInline];
   std::vector<T> heap_;
 };
 
