@@ -6,12 +6,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -115,10 +117,17 @@ class ProducerWaits {
   // Where exactly one producer stream is waited for: its CUstream handle (torch's or CuPy's current
   // stream), for a wait on the device instead (Backend::dispatch_resident_after); else none.
   std::optional<std::uint64_t> single_stream() const;
-  bool any() const { return !waits_.empty(); }
+  bool any() const { return !list().empty(); }
 
  private:
-  std::vector<std::pair<Framework, int>> waits_;
+  using Wait = std::pair<Framework, int>;
+  std::span<const Wait> list() const {
+    return more_.empty() ? std::span<const Wait>(few_.data(), count_) : std::span<const Wait>(more_);
+  }
+  std::array<Wait, 4> few_{};  // no allocation for up to four producer streams
+  std::size_t count_ = 0;
+  std::vector<Wait> more_;     // all of them, once there are more
+
 };
 
 // A DLPack object bound to one resident dispatch without a copy: its import (from the backend's

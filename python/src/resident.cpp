@@ -21,6 +21,45 @@ namespace vyre::python {
 
 namespace {
 
+// The registered Python types of the classes a resident dispatch recognizes, looked up once.
+struct FastTypes {
+  PyTypeObject* backend;
+  const py::detail::type_info* backend_info;
+  PyTypeObject* program;
+  const py::detail::type_info* program_info;
+  PyTypeObject* resident;
+  const py::detail::type_info* resident_info;
+  PyTypeObject* config;
+  const py::detail::type_info* config_info;
+};
+
+template <class T>
+std::pair<PyTypeObject*, const py::detail::type_info*> registered() {
+  const py::detail::type_info* info = py::detail::get_type_info(typeid(T), true);
+  return {info->type, info};
+}
+
+const FastTypes& fast_types() {
+  static const FastTypes types = [] {
+    FastTypes t{};
+    std::tie(t.backend, t.backend_info) = registered<PyBackend>();
+    std::tie(t.program, t.program_info) = registered<PyProgram>();
+    std::tie(t.resident, t.resident_info) = registered<PyResident>();
+    std::tie(t.config, t.config_info) = registered<DispatchConfig>();
+    return t;
+  }();
+  return types;
+}
+
+// The C++ value of a Python object of exactly the registered type `type` (no subclass), or null.
+template <class T>
+T* exact_value(PyObject* object, PyTypeObject* type, const py::detail::type_info* info) {
+  if (Py_TYPE(object) != type) return nullptr;
+  auto* instance = reinterpret_cast<py::detail::instance*>(object);
+  if (instance->simple_layout) return static_cast<T*>(instance->simple_value_holder[0]);
+  return static_cast<T*>(instance->get_value_and_holder(info).value_ptr());
+}
+
 // Another instance's buffer is rejected by the host wrapper (VYRE_ERR_INVALID_HANDLE).
 PyResident resident_arg(const py::handle& h) {
   if (!py::isinstance<PyResident>(h))
@@ -63,7 +102,7 @@ host::Binding host_binding(const BufferDecl& decl, const py::handle& value, Resi
 // goes as host bytes instead, which every backend takes); any other array as host bytes.
 host::Binding binding_of(const PyBackend& backend, const BufferDecl& decl, const py::handle& value,
                          ResidentArguments& out) {
-  if (py::isinstance<PyResident>(value)) return host::Binding::of(resident_arg(value).buffer);
+  if (PyObject_TypeCheck(value.ptr(), fast_types().resident)) return host::Binding::of(resident_arg(value).buffer);
   const bool array = py::isinstance<py::array>(value);
   // The cache first: an object found there was imported before (a NumPy array bound to a read
   // buffer goes as host bytes, never through it).
@@ -157,44 +196,6 @@ void dispatch_after_producers(const PyBackend& b, ResidentArguments& run) {
 // else (another argument shape, a subclass, an unknown or repeated keyword, a missing buffer)
 // goes to the general binding (_run_resident), which behaves as run_resident always did and
 // raises its errors; so does every error raised here (through pybind11's translation).
-
-struct FastTypes {
-  PyTypeObject* backend;
-  const py::detail::type_info* backend_info;
-  PyTypeObject* program;
-  const py::detail::type_info* program_info;
-  PyTypeObject* resident;
-  const py::detail::type_info* resident_info;
-  PyTypeObject* config;
-  const py::detail::type_info* config_info;
-};
-
-template <class T>
-std::pair<PyTypeObject*, const py::detail::type_info*> registered() {
-  const py::detail::type_info* info = py::detail::get_type_info(typeid(T), true);
-  return {info->type, info};
-}
-
-const FastTypes& fast_types() {
-  static const FastTypes types = [] {
-    FastTypes t{};
-    std::tie(t.backend, t.backend_info) = registered<PyBackend>();
-    std::tie(t.program, t.program_info) = registered<PyProgram>();
-    std::tie(t.resident, t.resident_info) = registered<PyResident>();
-    std::tie(t.config, t.config_info) = registered<DispatchConfig>();
-    return t;
-  }();
-  return types;
-}
-
-// The C++ value of a Python object of exactly the registered type `type` (no subclass), or null.
-template <class T>
-T* exact_value(PyObject* object, PyTypeObject* type, const py::detail::type_info* info) {
-  if (Py_TYPE(object) != type) return nullptr;
-  auto* instance = reinterpret_cast<py::detail::instance*>(object);
-  if (instance->simple_layout) return static_cast<T*>(instance->simple_value_holder[0]);
-  return static_cast<T*>(instance->get_value_and_holder(info).value_ptr());
-}
 
 // Whether the str `name` spells `expected` (keywords are str; anything else never matches).
 bool spells(PyObject* name, const std::string& expected) {
