@@ -263,6 +263,24 @@ PyObject* run_resident_general(PyObject* self, PyObject* const* args, std::size_
 
 constexpr std::size_t kInlineBindings = 8;
 
+// The rest of run_resident's fast entry where something other than a ResidentBuffer is bound
+// from slot `first` on (DLPack objects, arrays): bound as the general path binds them, then the
+// dispatch after their producers' streams. Its own frame: the common case needs none of this.
+[[gnu::noinline]] void bind_others(const PyBackend& backend, const PyProgram& program, std::span<PyObject* const> objects,
+                                   SmallArray<host::Binding, kInlineBindings>& bindings, std::size_t first,
+                                   const DispatchConfig& config) {
+  const FastTypes& types = fast_types();
+  const vyre::Program& ir = program.ir();
+  ResidentArguments others;  // what keeps host arrays and fresh imports alive, and the producers to wait for
+  for (std::size_t k = first; k < objects.size(); ++k) {
+    if (const auto* r = exact_value<PyResident>(objects[k], types.resident, types.resident_info))
+      bindings[k] = host::Binding::of(r->buffer);
+    else
+      bindings[k] = binding_of(backend, ir.buffers[program.bound()[k]], objects[k], others);
+  }
+  dispatch_after_producers(backend, program, bindings.span(), config, others.waits);
+}
+
 PyObject* run_resident_fast(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
@@ -298,16 +316,19 @@ PyObject* run_resident_fast(PyObject* self, PyObject* const* args, Py_ssize_t na
       if (objects[k] == nullptr) return general();
 
     SmallArray<host::Binding, kInlineBindings> bindings(n);
-    std::optional<ResidentArguments> others;  // what binding anything but a ResidentBuffer needs
-    for (std::size_t k = 0; k < n; ++k) {
-      if (const auto* r = exact_value<PyResident>(objects[k], types.resident, types.resident_info)) {
-        bindings[k] = host::Binding::of(r->buffer);
-        continue;
-      }
-      if (!others) others.emplace();
-      bindings[k] = binding_of(*backend, ir.buffers[slots[k]], objects[k], *others);
+    std::size_t k = 0;
+    for (; k < n; ++k) {
+      const auto* r = exact_value<PyResident>(objects[k], types.resident, types.resident_info);
+      if (r == nullptr) break;
+      bindings[k] = host::Binding::of(r->buffer);
     }
-    dispatch_after_producers(*backend, *program, bindings.span(), config, others ? others->waits : ProducerWaits());
+    if (k == n) {
+      const host::Program compiled = program->compiled_for(backend->backend);
+      py::gil_scoped_release release;
+      backend->backend.dispatch_resident(compiled, bindings.span(), config);
+    } else {
+      bind_others(*backend, *program, objects.span(), bindings, k, config);
+    }
     Py_RETURN_NONE;
   } catch (...) {
     return raise_translated(std::current_exception());
