@@ -61,6 +61,7 @@ def variants_for(backend, program, torch=None):
     a = np.arange(ELEMENTS, dtype=np.uint32)
     ra, rb, rout = backend.to_device(a), backend.to_device(a[::-1].copy()), backend.alloc(ELEMENTS * 4, "uint32")
     out = [
+        ("py loop floor: a lambda returning None", python_loop(lambda: None)),
         ("C++ dispatch_resident", lambda n: backend._cpp_resident_loop(program, [ra, rb, rout], n)),
         ("py run_resident(a=, b=, out=) ResidentBuffers",
          python_loop(lambda: backend.run_resident(program, a=ra, b=rb, out=rout))),
@@ -80,7 +81,7 @@ def report(title, best):
     cpp = best["C++ dispatch_resident"]
     print(title)
     for name, value in best.items():
-        extra = "" if name.startswith("C++") else f"  (+{value - cpp:.2f} over C++)"
+        extra = "" if name.startswith(("C++", "py loop floor")) else f"  (+{value - cpp:.2f} over C++)"
         print(f"  {name:55s} {value:7.2f} us{extra}")
 
 

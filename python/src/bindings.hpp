@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <map>
 #include <mutex>
@@ -60,7 +61,9 @@ class PyProgram {
   std::vector<std::size_t> bound_;
   bool binds_program_name_ = false;
   mutable std::mutex mutex_;
-  mutable std::vector<std::pair<vyre_backend*, host::Program>> compiled_;
+  // Never shrinks; a deque, so that `last_` may point into it while it grows.
+  mutable std::deque<std::pair<vyre_backend*, host::Program>> compiled_;
+  mutable std::atomic<const std::pair<vyre_backend*, host::Program>*> last_{nullptr};  // the last one found
 };
 
 // The DLPack objects bound straight to resident dispatches of one backend instance, imported once

@@ -22,10 +22,16 @@ PyProgram::PyProgram(vyre::Program program)
 }
 
 host::Program PyProgram::compiled_for(const host::Backend& backend) const {
+  // Per dispatch: the instance of the last call again, without the lock.
+  if (const auto* last = last_.load(std::memory_order_acquire); last != nullptr && last->first == backend.native())
+    return last->second;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& [instance, compiled] : compiled_)
-      if (instance == backend.native()) return compiled;
+    for (const auto& entry : compiled_)
+      if (entry.first == backend.native()) {
+        last_.store(&entry, std::memory_order_release);
+        return entry.second;
+      }
   }
   host::Program compiled;
   {
