@@ -149,6 +149,29 @@ def test_torch_tensors_bound_again_are_imported_once_ordered_after_torch_and_nev
     np.testing.assert_array_equal(out.cpu().numpy().view(np.uint32), expected)
 
 
+def test_run_resident_inside_a_torch_graph_capture_is_refused_and_the_capture_survives(cuda, ref, torch):
+    a, b = xor_inputs()
+    ta = torch.from_numpy(a.view(np.int32)).cuda()
+    tb = torch.from_numpy(b.view(np.int32)).cuda()
+    out = torch.zeros(1024, dtype=torch.int32, device="cuda")
+    cuda.run_resident(xor_program(), a=ta, b=tb, out=out)  # imported before the capture
+    torch.cuda.synchronize()
+    out.zero_()
+    graph = torch.cuda.CUDAGraph()
+    doubled = torch.empty_like(ta)
+    with torch.cuda.graph(graph):
+        doubled.copy_(ta * 2)
+        with pytest.raises(vyre.errors.UnsupportedError):  # vyre cannot join torch's capture
+            cuda.run_resident(xor_program(), a=ta, b=tb, out=out)
+    graph.replay()  # the capture was not broken
+    torch.cuda.synchronize()
+    assert torch.equal(doubled, ta * 2)
+    assert int(out.abs().sum()) == 0  # nothing of vyre's ran
+    cuda.run_resident(xor_program(), a=ta, b=tb, out=out)  # after the capture it runs
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy().view(np.uint32), ref.run(xor_program(), a=a, b=b))
+
+
 def test_softmax_on_a_torch_tensor_equals_reference_cpu(cuda, ref, torch):
     x = np.random.default_rng(3).standard_normal(256 * 64).astype(np.float32)
     tx = torch.from_numpy(x).cuda()

@@ -656,7 +656,9 @@ typedef struct vyre_native_stream_extension {
    * queued on `native_stream` before this call has finished; the host does not wait for it.
    * cuda: a stream of the instance's device in its primary context (as torch and CuPy use);
    * the backend records an event on it and makes its own stream wait for that event. A stream the
-   * driver refuses (another device or context): VYRE_ERR_INVALID_ARGUMENT, nothing queued; a value
+   * driver refuses (another device or context): VYRE_ERR_INVALID_ARGUMENT, nothing queued; a stream
+   * that is capturing a CUDA graph: VYRE_ERR_UNSUPPORTED, nothing queued (the dispatch cannot join
+   * a foreign capture, and the capture is left intact); a value
    * that is not a live stream is the caller's bug, as with the driver itself (it may go undetected).
    * `out` as in dispatch_resident (NULL: wait for the dispatch to finish). */
   vyre_status (*dispatch_resident_after)(vyre_backend* backend, const vyre_resident_dispatch_args* args,

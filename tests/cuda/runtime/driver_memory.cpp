@@ -22,6 +22,9 @@ struct Entries {
   drv::PFN_cuStreamCreate stream_create = nullptr;
   drv::PFN_cuStreamDestroy stream_destroy = nullptr;
   drv::PFN_cuStreamSynchronize stream_synchronize = nullptr;
+  drv::PFN_cuStreamBeginCapture begin_capture = nullptr;
+  drv::PFN_cuStreamEndCapture end_capture = nullptr;
+  drv::PFN_cuGraphDestroy graph_destroy = nullptr;
 };
 
 void check(drv::CUresult result, const char* call) {
@@ -56,6 +59,9 @@ const Entries& entries() {
     resolve(get_proc, "cuStreamCreate", out.stream_create);
     resolve(get_proc, "cuStreamDestroy", out.stream_destroy);
     resolve(get_proc, "cuStreamSynchronize", out.stream_synchronize);
+    resolve(get_proc, "cuStreamBeginCapture", out.begin_capture);
+    resolve(get_proc, "cuStreamEndCapture", out.end_capture);
+    resolve(get_proc, "cuGraphDestroy", out.graph_destroy);
     return out;
   }();
   return e;
@@ -108,6 +114,23 @@ void DriverStream::synchronize() const {
   const drv::CUresult result = entries().stream_synchronize(reinterpret_cast<drv::CUstream>(handle_));
   entries().release(0);
   check(result, "cuStreamSynchronize");
+}
+
+void DriverStream::begin_capture() const {
+  make_current();
+  const drv::CUresult result =
+      entries().begin_capture(reinterpret_cast<drv::CUstream>(handle_), drv::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  entries().release(0);
+  check(result, "cuStreamBeginCapture");
+}
+
+void DriverStream::end_capture() const {
+  make_current();
+  drv::CUgraph graph = nullptr;
+  const drv::CUresult result = entries().end_capture(reinterpret_cast<drv::CUstream>(handle_), &graph);
+  if (graph != nullptr) entries().graph_destroy(graph);
+  entries().release(0);
+  check(result, "cuStreamEndCapture");
 }
 
 DriverStream::~DriverStream() {

@@ -37,6 +37,8 @@ class DriverStream {
 
   std::uint64_t handle() const { return handle_; }  // the CUstream
   void synchronize() const;
+  void begin_capture() const;  // a thread-local graph capture, as torch.cuda.graph begins one
+  void end_capture() const;    // ends it and destroys the captured graph
 
  private:
   std::uint64_t handle_ = 0;

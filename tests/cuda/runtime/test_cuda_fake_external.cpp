@@ -254,6 +254,30 @@ TEST_CASE("dispatch_resident_after refuses a stream the driver refuses and queue
   CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 7));
 }
 
+TEST_CASE("dispatch_resident_after refuses a stream that is capturing a graph, and the capture survives") {
+  FakeScope scope(Kernel::Mix);
+  const std::uint32_t n = 256;
+  const auto mix = fake().compile(mix_program(n));
+  const ResidentBuffer x = fake().alloc(n * 4);
+  const ResidentBuffer y = fake().alloc(n * 4);
+  fake().upload(x, 0, bytes(std::vector<std::uint32_t>(n, 2)));
+  fake().upload(y, 0, bytes(std::vector<std::uint32_t>(n, 1)));
+  const std::vector<Binding> bindings{Binding::of(x), Binding::of(y)};
+  DriverStream producer;
+  producer.begin_capture();
+  fake_cuda_reset_call_counts();
+  expect_error([&] { fake().dispatch_resident_after(mix, bindings, VYRE_NATIVE_STREAM_CUDA, producer.handle()); },
+               VYRE_ERR_UNSUPPORTED);
+  CHECK(fake_cuda_call_count("cuEventRecord") == 0);  // nothing recorded into the capture
+  CHECK(fake_cuda_call_count("cuStreamWaitEvent") == 0);
+  CHECK(fake_cuda_call_count("cuGraphLaunch") + fake_cuda_call_count("cuLaunchKernel") == 0);
+  CHECK(FakeScope::stats().violations == 0);
+  producer.end_capture();  // the caller's capture ends normally
+  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 2));  // nothing ran
+  fake().dispatch_resident_after(mix, bindings, VYRE_NATIVE_STREAM_CUDA, producer.handle());  // after it: runs
+  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 7));
+}
+
 TEST_CASE("a backend without the native-stream extension says so") {
   const vyre::host::Backend cpu = open_backend("reference_cpu");
   CHECK_FALSE(cpu.can_wait_native_stream(VYRE_NATIVE_STREAM_CUDA));

@@ -113,6 +113,10 @@ inline constexpr cuuint64_t CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1;
 // CUstreamCaptureMode
 using CUstreamCaptureMode = int;
 inline constexpr CUstreamCaptureMode CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+// CUstreamCaptureStatus
+using CUstreamCaptureStatus = int;
+inline constexpr CUstreamCaptureStatus CU_STREAM_CAPTURE_STATUS_NONE = 0;
+inline constexpr CUstreamCaptureStatus CU_STREAM_CAPTURE_STATUS_ACTIVE = 1;
 
 // CUdriverProcAddressQueryResult
 using CUdriverProcAddressQueryResult = int;
@@ -179,6 +183,7 @@ using PFN_cuStreamCreate = CUresult (*)(CUstream* stream, unsigned int flags);
 using PFN_cuStreamDestroy = CUresult (*)(CUstream stream);  // _v2
 using PFN_cuStreamSynchronize = CUresult (*)(CUstream stream);
 using PFN_cuStreamWaitEvent = CUresult (*)(CUstream stream, CUevent event, unsigned int flags);
+using PFN_cuStreamIsCapturing = CUresult (*)(CUstream stream, CUstreamCaptureStatus* status);
 using PFN_cuEventCreate = CUresult (*)(CUevent* event, unsigned int flags);
 using PFN_cuEventDestroy = CUresult (*)(CUevent event);  // _v2
 using PFN_cuEventRecord = CUresult (*)(CUevent event, CUstream stream);

@@ -9,9 +9,9 @@
 // cuGraphDestroy, cuGraphExecDestroy, cuDevicePrimaryCtxRelease), the drain after a failure
 // (cuStreamSynchronize) and the error texts (cuGetErrorName/String): the runtime ignores their
 // results by design (a failed release is itself the leak a test would look for). Also fixed: the
-// pointer queries of resident_import (cuPointerGetAttribute, cuMemGetAddressRange), which acquire
-// and queue nothing; their failure is the import's refusal (VYRE_ERR_INVALID_ARGUMENT), tested on
-// the fake driver directly.
+// pointer queries of resident_import (cuPointerGetAttribute, cuMemGetAddressRange) and the capture
+// query of a caller's stream (cuStreamIsCapturing), which acquire and queue nothing; their failure
+// is the call's refusal (VYRE_ERR_INVALID_ARGUMENT), tested on the fake driver directly.
 #pragma once
 
 #define VYRE_CUDA_DRIVER_ENTRY_POINTS_TAGGED(HOOKABLE, FIXED) \
@@ -44,6 +44,7 @@
   FIXED(cuStreamDestroy)                                      \
   FIXED(cuStreamSynchronize)                                  \
   HOOKABLE(cuStreamWaitEvent)                                 \
+  FIXED(cuStreamIsCapturing)                                  \
   HOOKABLE(cuEventCreate)                                     \
   FIXED(cuEventDestroy)                                       \
   HOOKABLE(cuEventRecord)                                     \

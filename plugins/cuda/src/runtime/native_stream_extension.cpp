@@ -21,6 +21,27 @@ const vyre_native_stream_extension kExtension{
 
 const vyre_extension* native_stream_extension() { return &kExtension.base; }
 
+void refuse_capturing_stream(const Runtime& runtime, std::uint64_t native) {
+  const Driver& driver = runtime.driver();
+  const auto stream = reinterpret_cast<drv::CUstream>(static_cast<std::uintptr_t>(native));
+  drv::CUstreamCaptureStatus capture = drv::CU_STREAM_CAPTURE_STATUS_NONE;
+  const drv::CUresult queried = driver.cuStreamIsCapturing(stream, &capture);
+  if (queried != drv::CUDA_SUCCESS) {
+    fail(VYRE_ERR_INVALID_ARGUMENT,
+         fmt::format("cuStreamIsCapturing on the native stream {:#x} failed: {}; nothing was queued", native,
+                     driver.describe(queried)),
+         "pass a live stream of this instance's device in its primary context (torch.cuda.current_stream(device)"
+         ".cuda_stream, cupy.cuda.get_current_stream().ptr), or 0 for the legacy default stream");
+  }
+  if (capture != drv::CU_STREAM_CAPTURE_STATUS_NONE) {
+    fail(VYRE_ERR_UNSUPPORTED,
+         fmt::format("the native stream {:#x} is capturing a CUDA graph; a vyre dispatch cannot join a foreign "
+                     "capture, nothing was queued", native),
+         "run the dispatch before or after the capture (torch.cuda.graph, cupy.cuda.Stream.begin_capture), "
+         "not inside it");
+  }
+}
+
 void wait_for_native_stream(Runtime& runtime, drv::CUstream own, std::uint64_t native) {
   const Driver& driver = runtime.driver();
   const EventRef event = runtime.events().acquire();

@@ -87,6 +87,7 @@ std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime
   const bool clocked = timed || dispatch.config.time_limit_ns.has_value();
   const auto started = clocked ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   runtime->bind();
+  if (dispatch.after_native_stream) refuse_capturing_stream(*runtime, *dispatch.after_native_stream);
   const ExecPlan plan =
       plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry, dispatch.shard);
   const std::vector<CudaResident*> bound = bound_residents(dispatch);  // foreign handles fail here

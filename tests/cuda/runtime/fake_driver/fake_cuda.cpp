@@ -710,6 +710,19 @@ CUresult fake_cuStreamWaitEvent(drv::CUstream handle, drv::CUevent event_handle,
   return 0;
 }
 
+CUresult fake_cuStreamIsCapturing(drv::CUstream handle, drv::CUstreamCaptureStatus* status) {
+  Lock lock(state().mutex);
+  if (!has_context()) return kInvalidContext;
+  if (handle == nullptr) {  // the legacy default stream: never captured in the fake
+    *status = drv::CU_STREAM_CAPTURE_STATUS_NONE;
+    return 0;
+  }
+  if (!valid_stream(handle)) return kInvalidHandle;
+  *status = reinterpret_cast<Stream*>(handle)->capture != nullptr ? drv::CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                                  : drv::CU_STREAM_CAPTURE_STATUS_NONE;
+  return 0;
+}
+
 CUresult fake_cuEventCreate(drv::CUevent* event, unsigned int flags) {
   Lock lock(state().mutex);
   if (!has_context()) return kInvalidContext;
@@ -1006,7 +1019,7 @@ const std::map<std::string, EntryPoint>& entry_points() {
       FAKE_ENTRY(cuMemHostAlloc) FAKE_ENTRY(cuMemFreeHost) FAKE_ENTRY(cuMemcpyHtoDAsync)
       FAKE_ENTRY(cuMemcpyDtoHAsync) FAKE_ENTRY(cuMemsetD8Async) FAKE_ENTRY(cuStreamCreate)
       FAKE_ENTRY(cuStreamDestroy) FAKE_ENTRY(cuStreamSynchronize) FAKE_ENTRY(cuStreamWaitEvent)
-      FAKE_ENTRY(cuEventCreate) FAKE_ENTRY(cuEventDestroy) FAKE_ENTRY(cuEventRecord) FAKE_ENTRY(cuEventQuery)
+      FAKE_ENTRY(cuStreamIsCapturing) FAKE_ENTRY(cuEventCreate) FAKE_ENTRY(cuEventDestroy) FAKE_ENTRY(cuEventRecord) FAKE_ENTRY(cuEventQuery)
       FAKE_ENTRY(cuEventSynchronize) FAKE_ENTRY(cuEventElapsedTime) FAKE_ENTRY(cuLaunchKernel)
       FAKE_ENTRY(cuLaunchCooperativeKernel) FAKE_ENTRY(cuStreamBeginCapture) FAKE_ENTRY(cuStreamEndCapture)
       FAKE_ENTRY(cuGraphCreate) FAKE_ENTRY(cuGraphAddKernelNode) FAKE_ENTRY(cuGraphInstantiateWithFlags)
