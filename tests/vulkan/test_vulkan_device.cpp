@@ -498,6 +498,12 @@ void hard_f32_triples(std::vector<float>& a, std::vector<float>& x, std::vector<
     s ^= s << 5;
     return s;
   };
+  // x y = 2^128 - 2^103 (31 601 1801 2^103), the overflow midpoint, with z a tiny value of either sign.
+  for (float z : {0x1p-126f, -0x1p-126f, 0x1p-20f, -0x1p-20f, 0.0f}) {
+    a.push_back(std::ldexp(18631.0f, 60));
+    x.push_back(std::ldexp(1801.0f, 43));
+    y.push_back(z);
+  }
   for (int i = 0; i < 8192; ++i) {
     const float sign = (next() & 1) ? -1.0f : 1.0f;
     // (1 + u 2^-12)(1 + v 2^-12), u and v odd: a tie at f32 precision.

@@ -201,12 +201,19 @@ TEST_CASE("wide f32 fma: cancellations, signed zeros, subnormal results, the ove
         if (!std::isfinite(z)) z = L::max();
         break;
       }
-      case 4: {  // x y = FLT_MAX exactly, z around half an ULP of it (the midpoint to inf)
-        x = 0x1p+64f;
-        y = (0x1p+64f - 0x1p+40f) * ((rng() & 1) ? 1.0f : -1.0f);
-        const float half = 0x1p+103f * std::copysign(1.0f, y);
-        const int k = uniform(rng, 0, 3);
-        z = k == 0 ? half : k == 1 ? std::nextafter(half, 0.0f) : k == 2 ? std::nextafter(half, 2 * half) : -half;
+      case 4: {
+        if (rng() & 1) {  // x y = FLT_MAX exactly, z around half an ULP of it (the midpoint to inf)
+          x = 0x1p+64f;
+          y = (0x1p+64f - 0x1p+40f) * ((rng() & 1) ? 1.0f : -1.0f);
+          const float half = 0x1p+103f * std::copysign(1.0f, y);
+          const int k = uniform(rng, 0, 3);
+          z = k == 0 ? half : k == 1 ? std::nextafter(half, 0.0f) : k == 2 ? std::nextafter(half, 2 * half) : -half;
+        } else {  // x y = 2^128 - 2^103 (= 31 601 1801 2^103), the overflow midpoint itself; z tiny of either sign
+          const int a = uniform(rng, 0, 103);
+          x = std::ldexp(18631.0f, a) * ((rng() & 1) ? 1.0f : -1.0f);  // 31 * 601
+          y = std::ldexp(1801.0f, 103 - a);
+          z = (rng() % 3 == 0) ? 0.0f : std::ldexp((rng() & 1) ? 1.0f : -1.0f, -uniform(rng, 0, 126));
+        }
         break;
       }
       default: {  // products and addends of nearby magnitudes

@@ -14,13 +14,16 @@
 //   s = p + Z            rounded to nearest; every value here is a multiple of 2^-298, so nothing
 //                        is ever an f64 subnormal and TwoSum below is exact
 //   e = (p - (s - bb)) + (Z - bb), bb = s - p      (TwoSum: s + e == p + Z exactly)
-//   round to odd: if e != 0 and s's last bit is 0, step s's bits one unit toward p + Z (up in
-//   magnitude when e has s's sign, down otherwise). s is then p + Z rounded to odd at 53 bits: the
-//   neighbour of p + Z whose last bit is 1, or p + Z itself when representable. (s is never 0 when
-//   e != 0: p + Z is a nonzero multiple of 2^-298, which does not round to 0.)
-//   result = fconvert(s) rounded to nearest even at 24 bits: correct, because 53 >= 24 + 2 makes
-//   rounding to odd and then to nearest even the same as rounding p + Z once (an odd 53-bit value
-//   is never an f32 midpoint or an f32, and lies strictly between the same f32 midpoints as p + Z).
+//   result = fconvert(s') rounded to nearest even at 24 bits, where s' is s except when s is an f32
+//   rounding midpoint (its 29 bits below f32 precision are 1 0...0) and e != 0: then s' is s's
+//   53-bit neighbour toward p + Z (the low word plus or minus 1: no carry).
+// Why this is p + Z rounded once (for |s| >= 2^-126, where f32 precision is 24 bits): f32 values
+// and midpoints are f64 values, and rounding to nearest is monotone, so s never lies strictly
+// beyond an f32 value or midpoint from p + Z; s rounds to f32 as p + Z does unless s is itself a
+// midpoint that p + Z is not (e != 0), and then s' is on p + Z's side of it and no farther than the
+// next 53-bit value, so it rounds as p + Z does. (This is rounding to odd, which the same argument
+// proves, applied only where it can change the result; the steps are 32-bit integer work.) The
+// overflow threshold 2^128 - 2^103 is such a midpoint, so overflow to inf is decided the same way.
 // Zeros follow IEEE's rules through the f64 operations: p + Z exactly 0 with nonzero terms is +0,
 // (-0) + (-0) is -0, and the ±0 of p carries the product's sign.
 // Everything else goes to `exact` (the integer algorithm of exact.hpp, correct for every operand):
@@ -30,7 +33,7 @@
 //
 // tests/vulkan/test_wide_fma.cpp checks it against the host's std::fma: hundreds of millions of
 // random operand triples in Release, and targeted ones (ties, cancellations, subnormal results,
-// the overflow boundary, sums next to a 53-bit rounding boundary, special values), also with a
+// the overflow boundary, ties decided far below 53 bits, special values), also with a
 // backend whose conversions flush f32 subnormals to zero.
 #pragma once
 
@@ -49,24 +52,26 @@ typename B::Pred hard_f32(B& b, const typename B::B32& bits) {
 template <class B, class Exact>
 typename B::F32 fma(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::F32& z,
                     Exact&& exact) {
-  constexpr std::uint64_t kSign = 0x8000000000000000ull;
-  constexpr std::uint64_t kMinNormalF32 = 0x3810000000000000ull;  // 2^-126 as f64 bits
   const auto hard_in = b.or_(b.or_(hard_f32(b, b.bits(x)), hard_f32(b, b.bits(y))), hard_f32(b, b.bits(z)));
   const auto X = b.fconvert(x), Y = b.fconvert(y), Z = b.fconvert(z);
   const auto p = b.mul(X, Y);
   const auto s = b.add(p, Z);
   const auto bb = b.sub(s, p);
   const auto e = b.add(b.sub(p, b.sub(s, bb)), b.sub(Z, bb));
-  // Round to odd: the last bit of s set when p + Z is not s.
-  const auto sb = b.bits(s), eb = b.bits(e);
-  const auto inexact = b.ne(b.and_(eb, b.u64(~kSign)), b.u64(0));
-  const auto even = b.eq(b.and_(sb, b.u64(1)), b.u64(0));
-  const auto toward_zero = b.lt_s(b.xor_(sb, eb), b.u64(0));  // e's sign is not s's: p + Z is below |s|
-  const auto step = b.sel(toward_zero, b.u64(~std::uint64_t{0}), b.u64(1));
-  const auto odd = b.sel(b.and_(inexact, even), b.add(sb, step), sb);
-  // 0 < |s| < 2^-126: the f32 result is subnormal or next to it.
-  const auto tiny = b.lt_u(b.sub(b.and_(odd, b.u64(~kSign)), b.u64(1)), b.u64(kMinNormalF32 - 1));
-  auto result = b.var(b.fconvert(b.f64_from_bits(odd)));
+  // s's and e's words (32-bit integer work only).
+  const auto sb = b.bits(s);
+  const auto lo = b.lo32(sb), hi = b.hi32(sb), e_hi = b.hi32(b.bits(e));
+  // e != 0: a nonzero e is an f64 normal, so its exponent field (in the high word) is not 0.
+  const auto inexact = b.ne(b.and_(e_hi, b.u32(0x7FFFFFFFu)), b.u32(0));
+  // s is an f32 midpoint: its 29 bits below f32 precision are 1 0...0 (s >= 2^-126 here).
+  const auto midpoint = b.eq(b.and_(lo, b.u32(0x1FFFFFFFu)), b.u32(0x10000000u));
+  const auto toward_zero = b.lt_s(b.xor_(hi, e_hi), b.u32(0));  // e's sign is not s's: p + Z is below |s|
+  const auto step = b.sel(toward_zero, b.u32(0xFFFFFFFFu), b.u32(1));
+  const auto nudged = b.sel(b.and_(inexact, midpoint), b.add(lo, step), lo);  // never carries: lo ends in 1 0...0
+  // 0 < |s| < 2^-126: the f32 result is subnormal or next to it (s is 0 or an f64 normal).
+  const auto mag_hi = b.and_(hi, b.u32(0x7FFFFFFFu));
+  const auto tiny = b.lt_u(b.sub(mag_hi, b.u32(1)), b.u32(0x38100000u - 1));
+  auto result = b.var(b.fconvert(b.f64_from_bits(b.pack64(nudged, hi))));
   b.if_(b.or_(hard_in, tiny), [&] { b.set(result, exact(x, y, z)); });
   return b.get(result);
 }
