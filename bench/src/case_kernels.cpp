@@ -3,6 +3,7 @@
 // in the same process (CUDA events), and compares the outputs: bit for bit where SPEC requires it,
 // else within the tolerance kernels.cpp states (SPEC §5 + the CUDA math library's bounds). The
 // headline is vyre's median ms; extra holds vyre_ms, nvcc_ms and ratio = vyre_ms / nvcc_ms.
+#include <algorithm>
 #include <dlfcn.h>
 #include <fmt/core.h>
 
@@ -274,11 +275,21 @@ CaseResult run_one(Context& context, const std::string& id) {
 
 }  // namespace
 
+bool is_k13_function_case(std::string_view id) {
+  const auto& functions = k::k13_functions();
+  return id.starts_with("K13-") && std::find(functions.begin(), functions.end(), id.substr(4)) != functions.end();
+}
+
 std::vector<CaseResult> run_kernel_case(Context& context, std::string_view id) {
   if (id != "K13") return {run_one(context, std::string(id))};
+  const auto& named = context.options().cases;
+  const bool every_function =
+      std::none_of(named.begin(), named.end(), [](const std::string& c) { return is_k13_function_case(c); }) ||
+      std::any_of(named.begin(), named.end(), [](const std::string& c) { return c == "K13" || c == "kernels"; });
   std::vector<CaseResult> out;
   for (const auto& f : k::k13_functions()) {
     const std::string sub = "K13-" + f;
+    if (!every_function && std::find(named.begin(), named.end(), sub) == named.end()) continue;
     try {
       out.push_back(run_one(context, sub));
     } catch (const std::exception& e) {  // one function failing leaves the others measured

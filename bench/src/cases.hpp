@@ -30,8 +30,11 @@ std::vector<CaseResult> run_c1_process(Context& context);
 std::vector<CaseResult> run_m1_allreduce(Context& context);
 std::vector<CaseResult> run_m2_sharded(Context& context);
 std::vector<CaseResult> run_r2_large_program(Context& context);
-// K1..K13 (bench/kernels/): the vyre program against its nvcc twin; "K13" runs every K13-<function>.
+// K1..K13 (bench/kernels/): the vyre program against its nvcc twin; "K13" runs every K13-<function>,
+// unless --case named some K13-<function> ids and neither K13 nor --kernels: then only those.
 std::vector<CaseResult> run_kernel_case(Context& context, std::string_view id);
+// Whether id names one function of K13 ("K13-exp"); --case accepts these.
+bool is_k13_function_case(std::string_view id);
 
 // Every case in run order. --all runs the P and R cases; --kernels runs the K cases (they need
 // libvyre_kernel_twins.so).

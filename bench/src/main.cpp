@@ -34,14 +34,15 @@ std::vector<const CaseInfo*> selected_cases(const Options& options) {
   std::vector<const CaseInfo*> out;
   const auto& table = vyre::bench::case_table();
   for (const std::string& id : options.cases) {
-    bool known = id == "all" || id == "kernels";
+    bool known = id == "all" || id == "kernels" || vyre::bench::is_k13_function_case(id);
     for (const auto& c : table) known = known || c.id == id;
     if (!known) throw vyre::bench::UsageError(fmt::format("unknown case '{}' (see --list)", id));
   }
   for (const auto& c : table) {
     for (const std::string& id : options.cases) {
       const bool kernel = c.id.starts_with("K");
-      if ((id == "all" && !kernel) || (id == "kernels" && kernel) || id == c.id) {
+      const bool k13_function = c.id == "K13" && vyre::bench::is_k13_function_case(id);
+      if ((id == "all" && !kernel) || (id == "kernels" && kernel) || id == c.id || k13_function) {
         out.push_back(&c);
         break;
       }

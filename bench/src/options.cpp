@@ -90,8 +90,8 @@ wrapper: warm-up, many timed samples, median/p10/p90, a correctness check per ca
 backend's telemetry. Ratios against PyTorch/CuPy come from scripts/bench.sh.
 
 options:
-  --case ID             P1 P2 P3 P4 P5 P6 P7 P9 C1 M1 M2 R1 R2 K1..K13 (repeatable); --all runs
-                        every P and R case
+  --case ID             P1 P2 P3 P4 P5 P6 P7 P9 C1 M1 M2 R1 R2 K1..K13, or one K13 function
+                        (K13-exp; --list names them) (repeatable); --all runs every P and R case
   --kernels             run K1..K13: each vyre kernel against its nvcc twin (libvyre_kernel_twins.so:
                         VYRE_KERNEL_TWINS, else the build tree's; -DVYRE_BENCH_NVCC_TWINS=ON builds it)
   --backend ID          backend of every case but R1/R2 (default cuda); they use reference_cpu

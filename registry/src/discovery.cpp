@@ -99,12 +99,15 @@ std::vector<fs::path> plugin_files(const fs::path& dir) {
 Discovery discover(const RegistryOptions& options) {
   Discovery found;
   std::set<fs::path> seen;
+  std::set<fs::path> seen_dirs;  // one directory under two spellings is searched and listed once
   for (const SearchDir& dir : search_dirs(options)) {
     std::error_code ec;
     if (!fs::is_directory(dir.path, ec)) {
       found.missing.push_back(dir);
       continue;
     }
+    const fs::path canonical_dir = fs::weakly_canonical(dir.path, ec);
+    if (!seen_dirs.insert(ec ? dir.path : canonical_dir).second) continue;
     found.dirs.push_back(dir.path);
     for (const fs::path& file : plugin_files(dir.path)) {
       const fs::path canonical = fs::weakly_canonical(file, ec);

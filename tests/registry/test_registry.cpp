@@ -99,7 +99,7 @@ TEST_CASE("good plugins load in rank order; each bad one is rejected with its ow
   CHECK(registry->find("t_oracle")->is_reference_oracle());
 }
 
-TEST_CASE("a file reached through two directories loads once") {
+TEST_CASE("a directory under two spellings is searched and listed once") {
   RegistryOptions options;
   options.plugin_dirs = {VYRE_TEST_PLUGIN_DIR, std::string(VYRE_TEST_PLUGIN_DIR) + "/."};
   options.use_environment = false;
@@ -107,7 +107,8 @@ TEST_CASE("a file reached through two directories loads once") {
   Registry registry(options);
   CHECK(registry.plugins().size() == 5);
   CHECK(registry.rejected().size() == 9);
-  CHECK(registry.search_dirs().size() == 2);
+  REQUIRE(registry.search_dirs().size() == 1);
+  CHECK(registry.search_dirs()[0] == std::filesystem::path(VYRE_TEST_PLUGIN_DIR));
 }
 
 TEST_CASE("VYRE_PLUGIN_PATH is searched, missing directories are skipped with a warning") {
