@@ -3,8 +3,8 @@
 // their order, the pipeline cache file round-trips and a damaged one is ignored, concurrent callers
 // share one instance, thousands of dispatches reuse their command pools with the right results,
 // ops the device lacks are refused at compile, fma is bit-exact both through the device's fma
-// source (VK_KHR_shader_fma's OpFmaKHR, GLSL.std.450 Fma after a passed probe, f32 in f64 with
-// round to odd after a failed one where the device has f64 (lavapipe), or the emulation; the test
+// source (VK_KHR_shader_fma's OpFmaKHR, GLSL.std.450 Fma after a passed probe, f32 computed in
+// f64 after a failed one where the device has f64 (lavapipe), or the emulation; the test
 // prints which) and through the exact emulation (VYRE_VULKAN_DISABLE_NATIVE_FMA=1, which also
 // skips the probe), f32 fma gives std::fma's bits over edge, tie, cancellation and subnormal-result
 // triples, a passed probe (forced with the test hook VYRE_VULKAN_FMA_PROBE_TABLE=exact) gives GLSL
@@ -387,7 +387,7 @@ std::string fma_source_text(const vyre::host::Backend& vk, const std::string& w)
   if (source == 1) return "yes (extension: VK_KHR_shader_fma, OpFmaKHR)";
   if (source == 2) return "yes (probe: GLSL.std.450 Fma matched std::fma on every probe entry)";
   if (source == 3)
-    return "no, wide: computed in f64 with round to odd (probe: GLSL.std.450 Fma differed from std::fma on " +
+    return "no, wide: computed in f64 (probe: GLSL.std.450 Fma differed from std::fma on " +
            std::to_string(mismatches) + " probe entries)";
   if (probe == 2) return "no (probe: GLSL.std.450 Fma differed from std::fma on " + std::to_string(mismatches) +
                          " probe entries; exact integer emulation)";

@@ -470,7 +470,7 @@ TEST_CASE("fma sources are named, and setting one sets the width's fma") {
   CHECK(f.fma_source(vyre::Type::F32) == Source::Wide);
 }
 
-// ---- wide: f32 fma computed in f64 with round to odd (math/algorithms/wide_fma.hpp) ------------------
+// ---- wide: f32 fma computed in f64 (math/algorithms/wide_fma.hpp) --------------------------------
 
 namespace {
 

@@ -1,11 +1,11 @@
-// The f32 fma of plugins/shared/math/algorithms/wide_fma.hpp (computed in f64 with round to odd:
+// The f32 fma of plugins/shared/math/algorithms/wide_fma.hpp (computed in f64:
 // what the Vulkan plugin emits for f32 fma on a device with f64 but no fused f32 fma, fma_source 3),
 // evaluated by the CPU twin, agrees bit for bit with the host's std::fma:
 //   random operand triples (every class of bit pattern, products and addends of nearby magnitudes,
 //   cancellations, results near the subnormal range and the overflow boundary): 200 million in
 //   Release (VYRE_TEST_WIDE_FMA_CASES sets the count), fewer under the sanitizers;
 //   f32 rounding ties decided only by an addend far below the product's 53-bit precision (what the
-//   round-to-odd step is for), exact cancellations and signed zeros, subnormal results, the
+//   midpoint fix-up is for), exact cancellations and signed zeros, subnormal results, the
 //   overflow boundary, and every triple of special and edge values.
 // Each is run twice: with the host's conversions, and with a backend whose f32 <-> f64 conversions
 // give garbage for f32 subnormals (operand or result) and inf/NaN operands, as a device that flushes
@@ -141,7 +141,7 @@ TEST_CASE("wide f32 fma: ties and near-ties decided below the product's 53-bit p
   // 2^(ex+ey), which has a bit at 2^-24 below its leading one: an f32 rounding tie (when below 2,
   // else a value with f32 bits plus a half). z = ±2^k (k far below the product: s == p, e == z) or
   // 0, or a nearby multiple of the tie's quantum: the tie is broken by z's sign alone, which only
-  // the round-to-odd step passes on to the final rounding.
+  // the midpoint fix-up passes on to the final rounding.
   Check check;
   std::mt19937_64 rng(0x71e5);
   for (int i = 0; i < 2000000; ++i) {

@@ -53,7 +53,7 @@ struct DeviceFeatures {
   // does not offer the extension, the fma probe (fma_probe.hpp: GLSL.std.450 Fma, which Vulkan
   // does not promise to fuse, matched the host's std::fma bit for bit on the probe table at create).
   // Wide (f32 only, not fused by the device: fma32 stays false): where neither gives a fused f32
-  // fma but the device has f64, f32 fma is computed in f64 with round to odd
+  // fma but the device has f64, f32 fma is computed in f64
   // (plugins/shared/math/algorithms/wide_fma.hpp), exact by construction, with the integer
   // emulation for subnormal, infinite and NaN operands and subnormal results. The values are the
   // telemetry gauges fma_source_f32/f64 (0, 1, 2, 3).

@@ -80,7 +80,7 @@ bool is_library_op(UnOp op) { return vyre::math::is_library_op(op); }
 
 Id exact_function(codegen::ModuleContext& ctx, ExactOp op, Type type) {
   if (op == ExactOp::Fma && type == Type::F32 && ctx.features().fma_source32 == DeviceFeatures::FmaSource::Wide) {
-    // f32 fma in f64 with round to odd, the integer algorithm for the operands it leaves out.
+    // f32 fma computed in f64, the integer algorithm for the operands it leaves out.
     return function_once(ctx, "vyre_wide_fma_f32", type, 3, [&](SpirvBackend& b, spirv::Function& f) {
       using F = SpirvBackend::F32;
       const Id t = ctx.type(type);

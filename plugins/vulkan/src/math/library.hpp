@@ -1,7 +1,7 @@
 // The Vulkan plugin's math library: SPIR-V functions, emitted into a module once each on first
 // use, for the shared algorithms of plugins/shared/math. `exact_function` gives correctly rounded
 // div, sqrt and fma: the exact integer algorithms (algorithms/exact.hpp), or for f32 fma where its
-// source is FmaSource::Wide the f64 round-to-odd one (algorithms/wide_fma.hpp, the integer one for
+// source is FmaSource::Wide the one computed in f64 (algorithms/wide_fma.hpp, the integer one for
 // the operands it leaves out), or for div and sqrt where
 // ModuleContext::seeded_div_sqrt the seeded ones (algorithms/seeded_div_sqrt.hpp: a device seed
 // corrected with fma, the integer ones for the operands they leave out); `math_function` the

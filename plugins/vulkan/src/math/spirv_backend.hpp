@@ -2,8 +2,8 @@
 // SPIR-V to one function, computing exactly what CpuBackend (cpu_backend.hpp) computes, so the
 // shared algorithms mean the same on the CPU twin and on the device. IEEE add, sub and mul are the
 // device's (NoContraction); fma is the device's fused fma where it has one (ModuleContext::fused_fma:
-// OpFmaKHR, or GLSL.std.450 Fma after a passed probe), else for f32 on a device with f64 the f64
-// round-to-odd fma (algorithms/wide_fma.hpp, FmaSource::Wide), else the exact integer implementation
+// OpFmaKHR, or GLSL.std.450 Fma after a passed probe), else for f32 on a device with f64 the fma
+// computed in f64 (algorithms/wide_fma.hpp, FmaSource::Wide), else the exact integer implementation
 // (algorithms/exact.hpp); div and sqrt call the seeded
 // algorithms (algorithms/seeded_div_sqrt.hpp) or the exact integer ones (math/library.hpp); rounding, comparisons and classification are exact integer work;
 // shifts clamp their amount as the twin's do (SPIR-V leaves amounts >= the width undefined).

@@ -80,7 +80,7 @@ static std::string seeded_div_sqrt_choice() {
 }
 
 // By default only over an fma that is exact by construction: the one the driver promises
-// (VK_KHR_shader_fma), or for f32 the f64 round-to-odd one (Wide). Not over a probed fma: on the
+// (VK_KHR_shader_fma), or for f32 the one computed in f64 (Wide). Not over a probed fma: on the
 // H200 (driver 580.159) with a probed f64 Fma, conform failed un.tan.f64 with the seeded f64
 // division (133 of 1091 results with the wrong sign) and passed without it; the probed fma itself passed.
 void Device::choose_seeded_div_sqrt() {
