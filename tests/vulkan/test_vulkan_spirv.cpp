@@ -548,9 +548,18 @@ TEST_CASE("a wide f32 fma is f64 arithmetic with the integer fma as its fallback
   // The math library's fmas and the seeded f32 division use it; f64 keeps the emulation.
   const auto math = lowered_valid(exp_program(vyre::Type::F32), f);
   CHECK(vt::has_name(math, "vyre_wide_fma_f32"));
+  // The seeded f32 div/sqrt's fmas have normal operands and results: the wide fma without its
+  // fallback (test_seeded_div_sqrt checks that it is never needed there).
   const auto seeded = lowered_valid(div_sqrt_program(vyre::Type::F32), f);
   CHECK(vt::has_name(seeded, "vyre_seeded_div_f32"));
-  CHECK(vt::has_name(seeded, "vyre_wide_fma_f32"));
+  CHECK(vt::has_name(seeded, "vyre_wide_fma_normal_f32"));
+  CHECK(!vt::has_name(seeded, "vyre_wide_fma_f32"));
+  CHECK(!vt::has_name(seeded, "vyre_exact_fma_f32"));
+  const auto normal = function_instructions(seeded, "vyre_wide_fma_normal_f32");
+  REQUIRE(!normal.empty());
+  CHECK(normal.count(spv::Op::OpFunctionCall) == 0);
+  CHECK(normal.count(spv::Op::OpBranchConditional) == 0);
+  CHECK(normal.at(spv::Op::OpFConvert) == 4);
   const auto fma64 = lowered_valid(fma_program(vyre::Type::F64), f);
   CHECK(vt::has_name(fma64, "vyre_exact_fma_f64"));
   CHECK(!vt::has_name(fma64, "vyre_wide_fma_f32"));

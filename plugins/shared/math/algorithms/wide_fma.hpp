@@ -48,11 +48,17 @@ typename B::Pred hard_f32(B& b, const typename B::B32& bits) {
   return b.or_(b.lt_u(b.sub(mag, b.u32(1)), b.u32(0x007FFFFFu)), b.lt_u(b.u32(0x7F7FFFFFu), mag));
 }
 
-// x * y + z for f32, rounded once; `exact(x, y, z)` gives it for every operand (the fallback).
-template <class B, class Exact>
-typename B::F32 fma(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::F32& z,
-                    Exact&& exact) {
-  const auto hard_in = b.or_(b.or_(hard_f32(b, b.bits(x)), hard_f32(b, b.bits(y))), hard_f32(b, b.bits(z)));
+template <class B>
+struct Fast {
+  typename B::F32 result;  // x * y + z rounded once, where the operands are normal or zero and
+                           // the result is zero or at least 2^-126 in magnitude
+  typename B::B32 hi;      // the high word of the f64 sum s
+};
+
+// The method above without the fallback: right only where the operands are normal or zero and
+// |x * y + z| is zero or at least 2^-126 (see fma_normal).
+template <class B>
+Fast<B> fast(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::F32& z) {
   const auto X = b.fconvert(x), Y = b.fconvert(y), Z = b.fconvert(z);
   const auto p = b.mul(X, Y);
   const auto s = b.add(p, Z);
@@ -68,12 +74,32 @@ typename B::F32 fma(B& b, const typename B::F32& x, const typename B::F32& y, co
   const auto toward_zero = b.lt_s(b.xor_(hi, e_hi), b.u32(0));  // e's sign is not s's: p + Z is below |s|
   const auto step = b.sel(toward_zero, b.u32(0xFFFFFFFFu), b.u32(1));
   const auto nudged = b.sel(b.and_(inexact, midpoint), b.add(lo, step), lo);  // never carries: lo ends in 1 0...0
+  return {b.fconvert(b.f64_from_bits(b.pack64(nudged, hi))), hi};
+}
+
+// x * y + z for f32, rounded once; `exact(x, y, z)` gives it for every operand (the fallback).
+template <class B, class Exact>
+typename B::F32 fma(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::F32& z,
+                    Exact&& exact) {
+  const auto hard_in = b.or_(b.or_(hard_f32(b, b.bits(x)), hard_f32(b, b.bits(y))), hard_f32(b, b.bits(z)));
+  const Fast<B> f = fast(b, x, y, z);
   // 0 < |s| < 2^-126: the f32 result is subnormal or next to it (s is 0 or an f64 normal).
-  const auto mag_hi = b.and_(hi, b.u32(0x7FFFFFFFu));
+  const auto mag_hi = b.and_(f.hi, b.u32(0x7FFFFFFFu));
   const auto tiny = b.lt_u(b.sub(mag_hi, b.u32(1)), b.u32(0x38100000u - 1));
-  auto result = b.var(b.fconvert(b.f64_from_bits(b.pack64(nudged, hi))));
+  auto result = b.var(f.result);
   b.if_(b.or_(hard_in, tiny), [&] { b.set(result, exact(x, y, z)); });
   return b.get(result);
+}
+
+// x * y + z for f32, rounded once, for callers whose operands are normal or zero and whose result
+// is zero or at least 2^-126 in magnitude by construction: no branch, no fallback. The seeded f32
+// division and square root (seeded_div_sqrt.hpp) are such callers: their fmas see the operands
+// scaled into [1, 4), seeds in (1/2, 1], quotients and roots near 1, and remainders that are 0 or
+// multiples of 2^-48 (tests/vulkan/test_seeded_div_sqrt.cpp checks that the fallback is never
+// needed there, over its exhaustive sweeps).
+template <class B>
+typename B::F32 fma_normal(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::F32& z) {
+  return fast(b, x, y, z).result;
 }
 
 }  // namespace vyre::math::wide

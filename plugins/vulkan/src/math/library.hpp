@@ -17,6 +17,9 @@ namespace vyre::vulkan::math {
 enum class ExactOp : std::uint8_t { Div, Sqrt, Fma };
 
 codegen::Id exact_function(codegen::ModuleContext& ctx, ExactOp op, Type type);
+// The wide f32 fma without its fallback (algorithms/wide_fma.hpp: fma_normal), for the seeded f32
+// div/sqrt, whose fmas have normal operands and results by construction.
+codegen::Id wide_fma_normal_function(codegen::ModuleContext& ctx);
 codegen::Id math_function(codegen::ModuleContext& ctx, UnOp op, Type type);
 
 // Whether `op` on floats is a library operation (the transcendentals and inverse_sqrt).

@@ -27,6 +27,10 @@ class SpirvBackend {
   struct Var { Id pointer; };
 
   SpirvBackend(codegen::ModuleContext& ctx, spirv::Function& f) : ctx_(ctx), f_(f), e_(ctx, f) {}
+  // For bodies whose f32 fmas have normal (or zero) operands and results of at least 2^-126 (or
+  // zero) by construction, the seeded div/sqrt: a wide f32 fma is then wide::fma_normal, without
+  // the fallback branch (library.hpp: wide_fma_normal_function).
+  void use_normal_fma() { normal_fma_ = true; }
 
   // ---- constants ----
   F32 c(float v);
@@ -171,6 +175,7 @@ class SpirvBackend {
   codegen::ModuleContext& ctx_;
   spirv::Function& f_;
   codegen::Emitter e_;
+  bool normal_fma_ = false;
 };
 
 template <> inline Id SpirvBackend::type_of<SpirvBackend::F32>() { return ctx_.type(Type::F32); }
