@@ -6,12 +6,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,11 @@ class PyProgram {
   const vyre::Program& ir() const { return *ir_; }
   const std::vector<std::size_t>& inputs() const { return inputs_; }    // buffer indices
   const std::vector<std::size_t>& outputs() const { return outputs_; }  // buffer indices
+  // The non-workgroup buffers (what a resident dispatch binds), in declaration order.
+  const std::vector<std::size_t>& bound() const { return bound_; }
+  // Whether one of those is named "program" (run_resident's own parameter: such a program's
+  // keywords take the general path, which reports the clash as pybind11 does).
+  bool binds_program_name() const { return binds_program_name_; }
   // The compiled handle of this program on `backend` (compiled on first use).
   host::Program compiled_for(const host::Backend& backend) const;
 
@@ -50,8 +58,12 @@ class PyProgram {
   std::shared_ptr<const vyre::Program> ir_;
   std::vector<std::size_t> inputs_;
   std::vector<std::size_t> outputs_;
+  std::vector<std::size_t> bound_;
+  bool binds_program_name_ = false;
   mutable std::mutex mutex_;
-  mutable std::vector<std::pair<vyre_backend*, host::Program>> compiled_;
+  // Never shrinks; a deque, so that `last_` may point into it while it grows.
+  mutable std::deque<std::pair<vyre_backend*, host::Program>> compiled_;
+  mutable std::atomic<const std::pair<vyre_backend*, host::Program>*> last_{nullptr};  // the last one found
 };
 
 // The DLPack objects bound straight to resident dispatches of one backend instance, imported once
@@ -108,10 +120,17 @@ class ProducerWaits {
   // Where exactly one producer stream is waited for: its CUstream handle (torch's or CuPy's current
   // stream), for a wait on the device instead (Backend::dispatch_resident_after); else none.
   std::optional<std::uint64_t> single_stream() const;
-  bool any() const { return !waits_.empty(); }
+  bool any() const { return !list().empty(); }
 
  private:
-  std::vector<std::pair<Framework, int>> waits_;
+  using Wait = std::pair<Framework, int>;
+  std::span<const Wait> list() const {
+    return more_.empty() ? std::span<const Wait>(few_.data(), count_) : std::span<const Wait>(more_);
+  }
+  std::array<Wait, 4> few_{};  // no allocation for up to four producer streams
+  std::size_t count_ = 0;
+  std::vector<Wait> more_;     // all of them, once there are more
+
 };
 
 // A DLPack object bound to one resident dispatch without a copy: its import (from the backend's
@@ -125,9 +144,16 @@ struct BoundTensor {
 };
 BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
                         ProducerWaits& waits);
-// Only the cache: the entry of `object` where it still fits (a stale one is dropped), else none.
-std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
-                                         ProducerWaits& waits);
+// Only the cache: the import of `object` where its entry still fits (a stale one is dropped), else
+// none; the producer's stream is added to `waits`. The caller holds `object` during the dispatch
+// (its memory stays alive) and binds the buffer (a copy of the handle keeps the import alive even
+// when the cache drops the entry meanwhile).
+struct CachedImport {
+  host::ResidentBuffer buffer;
+  dlpack::DataType dtype;
+};
+std::optional<CachedImport> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                          ProducerWaits& waits);
 // {entries, hits, misses, stale, dropped, uncached, device_stream_waits, host_stream_waits} of the
 // backend's import cache; and emptying it (the counts stay).
 py::dict import_cache_info(const PyBackend& backend);

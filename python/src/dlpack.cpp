@@ -164,7 +164,17 @@ std::uint64_t torch_stream_handle(int device) {
     else
       raw_stream = new py::object(py::module_::import("torch").attr("cuda").attr("current_stream"));
   }
-  const py::object handle = (*raw_stream)(device);
+  // One vectorcall per dispatch (no argument tuple).
+  const auto index = py::reinterpret_steal<py::object>(PyLong_FromLong(device));
+  if (!index) throw py::error_already_set();
+  PyObject* const argument = index.ptr();
+  const auto handle = py::reinterpret_steal<py::object>(PyObject_Vectorcall(raw_stream->ptr(), &argument, 1, nullptr));
+  if (!handle) throw py::error_already_set();
+  if (PyLong_CheckExact(handle.ptr())) {
+    const unsigned long long value = PyLong_AsUnsignedLongLong(handle.ptr());
+    if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr) throw py::error_already_set();
+    return static_cast<std::uint64_t>(value);
+  }
   return py::isinstance<py::int_>(handle) ? handle.cast<std::uint64_t>() : handle.attr("cuda_stream").cast<std::uint64_t>();
 }
 
@@ -551,21 +561,26 @@ std::shared_ptr<ImportCache> make_import_cache() { return std::make_shared<Impor
 void ProducerWaits::add(Framework framework, int device) {
   if (framework == Framework::Other) return;
   const std::pair<Framework, int> wait{framework, device};
-  for (const auto& w : waits_)
+  for (const Wait& w : list())
     if (w == wait) return;
-  waits_.push_back(wait);
+  if (more_.empty() && count_ < few_.size()) {
+    few_[count_++] = wait;
+    return;
+  }
+  if (more_.empty()) more_.assign(few_.begin(), few_.end());
+  more_.push_back(wait);
 }
 
 void ProducerWaits::wait() const {
-  for (const auto& [framework, device] : waits_) {
+  for (const auto& [framework, device] : list()) {
     if (framework == Framework::Torch) wait_for_torch(device);
     if (framework == Framework::CuPy) wait_for_cupy();
   }
 }
 
 std::optional<std::uint64_t> ProducerWaits::single_stream() const {
-  if (waits_.size() != 1) return std::nullopt;
-  const auto [framework, device] = waits_.front();
+  if (list().size() != 1) return std::nullopt;
+  const auto [framework, device] = list().front();
   if (framework == Framework::Torch) return torch_stream_handle(device);
   if (framework == Framework::CuPy) return cupy_stream_handle();
   return std::nullopt;
@@ -581,8 +596,8 @@ PyResident import_dlpack(const host::Backend& backend, const py::handle& object,
   return import_taken(backend, taken, where, read_only, true);
 }
 
-std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
-                                        ProducerWaits& waits) {
+std::optional<CachedImport> cached_tensor(const PyBackend& backend, const py::handle& object, bool read_only,
+                                          ProducerWaits& waits) {
   ImportCache& cache = *backend.imports;
   const auto found = cache.entries.find(ImportCache::Key{object.ptr(), read_only});
   if (found == cache.entries.end()) return std::nullopt;
@@ -591,7 +606,7 @@ std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::han
   if (now && PyWeakref_GetObject(entry.weakref.ptr()) == object.ptr() && entry.print.matches(*now)) {
     ++cache.hits;
     if (entry.cuda_device >= 0) waits.add(entry.framework, entry.cuda_device);
-    return BoundTensor{py::reinterpret_borrow<py::object>(object), nullptr, entry.resident};
+    return CachedImport{entry.resident.buffer, entry.resident.dtype};
   }
   ++cache.stale;
   const ImportCache::Entry gone = std::move(entry);  // released after the map no longer has it
@@ -602,7 +617,9 @@ std::optional<BoundTensor> cached_tensor(const PyBackend& backend, const py::han
 BoundTensor bind_tensor(const PyBackend& backend, const py::handle& object, bool read_only, bool cached,
                         ProducerWaits& waits) {
   if (cached)
-    if (std::optional<BoundTensor> hit = cached_tensor(backend, object, read_only, waits)) return std::move(*hit);
+    if (std::optional<CachedImport> hit = cached_tensor(backend, object, read_only, waits))
+      return BoundTensor{py::reinterpret_borrow<py::object>(object), nullptr,
+                         PyResident{backend.backend, std::move(hit->buffer), hit->dtype, {}}};
   BoundTensor out;
   out.producer = py::reinterpret_borrow<py::object>(object);
   ImportCache& cache = *backend.imports;

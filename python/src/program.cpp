@@ -13,13 +13,25 @@ namespace vyre::python {
 PyProgram::PyProgram(vyre::Program program)
     : ir_(std::make_shared<const vyre::Program>(std::move(program))),
       inputs_(ir_->input_indices()),
-      outputs_(ir_->output_indices()) {}
+      outputs_(ir_->output_indices()) {
+  for (std::size_t i = 0; i < ir_->buffers.size(); ++i) {
+    if (ir_->buffers[i].access == Access::Workgroup) continue;
+    bound_.push_back(i);
+    if (ir_->buffers[i].name == "program") binds_program_name_ = true;
+  }
+}
 
 host::Program PyProgram::compiled_for(const host::Backend& backend) const {
+  // Per dispatch: the instance of the last call again, without the lock.
+  if (const auto* last = last_.load(std::memory_order_acquire); last != nullptr && last->first == backend.native())
+    return last->second;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& [instance, compiled] : compiled_)
-      if (instance == backend.native()) return compiled;
+    for (const auto& entry : compiled_)
+      if (entry.first == backend.native()) {
+        last_.store(&entry, std::memory_order_release);
+        return entry.second;
+      }
   }
   host::Program compiled;
   {

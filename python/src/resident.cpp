@@ -6,7 +6,12 @@
 //
 // A resident dispatch binds every non-workgroup buffer in declaration order (positionally after an
 // optional Config, or by name): a ResidentBuffer, or an array for read/uniform buffers (host bytes).
+#include <array>
+#include <chrono>
 #include <cstring>
+#include <new>
+#include <span>
+#include <tuple>
 
 #include <vyre/error.hpp>
 
@@ -15,6 +20,45 @@
 namespace vyre::python {
 
 namespace {
+
+// The registered Python types of the classes a resident dispatch recognizes, looked up once.
+struct FastTypes {
+  PyTypeObject* backend;
+  const py::detail::type_info* backend_info;
+  PyTypeObject* program;
+  const py::detail::type_info* program_info;
+  PyTypeObject* resident;
+  const py::detail::type_info* resident_info;
+  PyTypeObject* config;
+  const py::detail::type_info* config_info;
+};
+
+template <class T>
+std::pair<PyTypeObject*, const py::detail::type_info*> registered() {
+  const py::detail::type_info* info = py::detail::get_type_info(typeid(T), true);
+  return {info->type, info};
+}
+
+const FastTypes& fast_types() {
+  static const FastTypes types = [] {
+    FastTypes t{};
+    std::tie(t.backend, t.backend_info) = registered<PyBackend>();
+    std::tie(t.program, t.program_info) = registered<PyProgram>();
+    std::tie(t.resident, t.resident_info) = registered<PyResident>();
+    std::tie(t.config, t.config_info) = registered<DispatchConfig>();
+    return t;
+  }();
+  return types;
+}
+
+// The C++ value of a Python object of exactly the registered type `type` (no subclass), or null.
+template <class T>
+T* exact_value(PyObject* object, PyTypeObject* type, const py::detail::type_info* info) {
+  if (Py_TYPE(object) != type) return nullptr;
+  auto* instance = reinterpret_cast<py::detail::instance*>(object);
+  if (instance->simple_layout) return static_cast<T*>(instance->simple_value_holder[0]);
+  return static_cast<T*>(instance->get_value_and_holder(info).value_ptr());
+}
 
 // Another instance's buffer is rejected by the host wrapper (VYRE_ERR_INVALID_HANDLE).
 PyResident resident_arg(const py::handle& h) {
@@ -58,17 +102,21 @@ host::Binding host_binding(const BufferDecl& decl, const py::handle& value, Resi
 // goes as host bytes instead, which every backend takes); any other array as host bytes.
 host::Binding binding_of(const PyBackend& backend, const BufferDecl& decl, const py::handle& value,
                          ResidentArguments& out) {
-  if (py::isinstance<PyResident>(value)) return host::Binding::of(resident_arg(value).buffer);
+  if (PyObject_TypeCheck(value.ptr(), fast_types().resident)) return host::Binding::of(resident_arg(value).buffer);
   const bool array = py::isinstance<py::array>(value);
   // The cache first: an object found there was imported before (a NumPy array bound to a read
   // buffer goes as host bytes, never through it).
-  std::optional<BoundTensor> hit;
-  if (out.cached && !(array && read_only(decl))) hit = cached_tensor(backend, value, read_only(decl), out.waits);
-  const bool dlpack = !hit && !array && py::hasattr(value, "__dlpack__");
-  if (!hit && !dlpack && !(array && !read_only(decl))) return host_binding(decl, value, out);
-  if (!hit && dlpack && read_only(decl) && on_cpu(value))
+  // The caller holds `value` during the dispatch, and the binding holds the import.
+  if (out.cached && !(array && read_only(decl)))
+    if (std::optional<CachedImport> hit = cached_tensor(backend, value, read_only(decl), out.waits)) {
+      require_element_fits(decl, hit->dtype);
+      return host::Binding::of(std::move(hit->buffer));
+    }
+  const bool dlpack = !array && py::hasattr(value, "__dlpack__");
+  if (!dlpack && !(array && !read_only(decl))) return host_binding(decl, value, out);
+  if (dlpack && read_only(decl) && on_cpu(value))
     return binding_of(backend, decl, py::module_::import("numpy").attr("from_dlpack")(value), out);
-  BoundTensor bound = hit ? std::move(*hit) : bind_tensor(backend, value, read_only(decl), out.cached, out.waits);
+  BoundTensor bound = bind_tensor(backend, value, read_only(decl), out.cached, out.waits);
   require_element_fits(decl, bound.resident.dtype);
   out.producers.push_back(std::move(bound.producer));
   if (bound.capsule) out.capsules.push_back(std::move(bound.capsule));
@@ -105,15 +153,21 @@ ResidentArguments resident_arguments(const PyBackend& backend, const py::handle&
 // for and the backend can wait for it on the device (cuda's VYRE_EXTENSION_NATIVE_STREAM), the
 // dispatch is queued behind it without a host synchronize; otherwise (or where the driver refuses
 // the stream: nothing was queued then) the host synchronizes the producers' streams first.
-void dispatch_after_producers(const PyBackend& b, ResidentArguments& run) {
-  const host::Program compiled = run.program->compiled_for(b.backend);
+void dispatch_after_producers(const PyBackend& b, const PyProgram& program, std::span<const host::Binding> bindings,
+                              const DispatchConfig& config, const ProducerWaits& waits) {
+  const host::Program compiled = program.compiled_for(b.backend);
+  if (!waits.any()) {
+    py::gil_scoped_release release;
+    b.backend.dispatch_resident(compiled, bindings, config);
+    return;
+  }
   std::optional<std::uint64_t> stream;
-  if (b.backend.can_wait_native_stream(VYRE_NATIVE_STREAM_CUDA)) stream = run.waits.single_stream();
+  if (b.backend.can_wait_native_stream(VYRE_NATIVE_STREAM_CUDA)) stream = waits.single_stream();
   if (stream) {
     try {
       {
         py::gil_scoped_release release;
-        b.backend.dispatch_resident_after(compiled, run.bindings, VYRE_NATIVE_STREAM_CUDA, *stream, run.config);
+        b.backend.dispatch_resident_after(compiled, bindings, VYRE_NATIVE_STREAM_CUDA, *stream, config);
       }
       count_producer_wait(b, true);
       return;
@@ -121,10 +175,164 @@ void dispatch_after_producers(const PyBackend& b, ResidentArguments& run) {
       if (e.code() != VYRE_ERR_INVALID_ARGUMENT) throw;
     }
   }
-  if (run.waits.any()) count_producer_wait(b, false);
-  run.waits.wait();
+  count_producer_wait(b, false);
+  waits.wait();
   py::gil_scoped_release release;
-  b.backend.dispatch_resident(compiled, run.bindings, run.config);
+  b.backend.dispatch_resident(compiled, bindings, config);
+}
+
+void dispatch_after_producers(const PyBackend& b, ResidentArguments& run) {
+  dispatch_after_producers(b, *run.program, run.bindings, run.config, run.waits);
+}
+
+// ---- run_resident's fast entry ------------------------------------------------------------------
+//
+// run_resident is called per dispatch, so its binding is written against the CPython calling
+// convention (METH_FASTCALL | METH_KEYWORDS: no argument tuple or keyword dict is built) instead
+// of pybind11's dispatcher (which builds both, matches overloads and looks a type up in a hash
+// table for every argument it casts). Exact vyre types are recognized by their Python type
+// object; the buffers' keywords are matched against the program's buffer names; ResidentBuffers
+// are bound without copying anything but their handle; the bindings live on the stack. Anything
+// else (another argument shape, a subclass, an unknown or repeated keyword, a missing buffer)
+// goes to the general binding (_run_resident), which behaves as run_resident always did and
+// raises its errors; so does every error raised here (through pybind11's translation).
+
+// Whether the str `name` spells `expected` (keywords are str; anything else never matches).
+bool spells(PyObject* name, const std::string& expected) {
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &length) : nullptr;
+  if (text == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  return static_cast<std::size_t>(length) == expected.size() && std::memcmp(text, expected.data(), expected.size()) == 0;
+}
+
+// n value-initialized elements: up to kInline of them on the stack (only those n constructed), more
+// on the heap.
+template <class T, std::size_t kInline>
+class SmallArray {
+ public:
+  explicit SmallArray(std::size_t n) : size_(n) {
+    if (n > kInline) {
+      heap_.resize(n);
+      data_ = heap_.data();
+      return;
+    }
+    data_ = reinterpret_cast<T*>(storage_);
+    for (std::size_t i = 0; i < n; ++i) new (data_ + i) T();
+  }
+  SmallArray(const SmallArray&) = delete;
+  SmallArray& operator=(const SmallArray&) = delete;
+  ~SmallArray() {
+    if (size_ <= kInline)
+      for (std::size_t i = 0; i < size_; ++i) data_[i].~T();
+  }
+  T& operator[](std::size_t i) { return data_[i]; }
+  std::span<const T> span() const { return {data_, size_}; }
+
+ private:
+  std::size_t size_;
+  T* data_ = nullptr;
+  alignas(T) unsigned char storage_[sizeof(T) * kInline];
+  std::vector<T> heap_;
+};
+
+// A C++ exception as the Python error pybind11 would raise for it (its registered translators):
+// the exception is rethrown inside a pybind11 function, whose dispatcher translates it.
+PyObject* raise_translated(std::exception_ptr error) {
+  static thread_local std::exception_ptr pending;
+  static PyObject* const rethrow = py::cpp_function([] {
+    std::exception_ptr e = std::move(pending);
+    pending = nullptr;
+    std::rethrow_exception(e);
+  }).release().ptr();  // never released: used until exit
+  pending = std::move(error);
+  PyObject* result = PyObject_CallNoArgs(rethrow);
+  Py_XDECREF(result);  // null: the error is set
+  return nullptr;
+}
+
+// The general binding of run_resident, for every call the fast entry does not take.
+PyObject* run_resident_general(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) {
+  static PyObject* const name = PyUnicode_InternFromString("_run_resident");  // never released
+  const auto method = py::reinterpret_steal<py::object>(PyObject_GetAttr(self, name));
+  if (!method) return nullptr;
+  return PyObject_Vectorcall(method.ptr(), args, nargsf, kwnames);
+}
+
+constexpr std::size_t kInlineBindings = 8;
+
+// The rest of run_resident's fast entry where something other than a ResidentBuffer is bound
+// from slot `first` on (DLPack objects, arrays): bound as the general path binds them, then the
+// dispatch after their producers' streams. Its own frame: the common case needs none of this.
+[[gnu::noinline]] void bind_others(const PyBackend& backend, const PyProgram& program, std::span<PyObject* const> objects,
+                                   SmallArray<host::Binding, kInlineBindings>& bindings, std::size_t first,
+                                   const DispatchConfig& config) {
+  const FastTypes& types = fast_types();
+  const vyre::Program& ir = program.ir();
+  ResidentArguments others;  // what keeps host arrays and fresh imports alive, and the producers to wait for
+  for (std::size_t k = first; k < objects.size(); ++k) {
+    if (const auto* r = exact_value<PyResident>(objects[k], types.resident, types.resident_info))
+      bindings[k] = host::Binding::of(r->buffer);
+    else
+      bindings[k] = binding_of(backend, ir.buffers[program.bound()[k]], objects[k], others);
+  }
+  dispatch_after_producers(backend, program, bindings.span(), config, others.waits);
+}
+
+PyObject* run_resident_fast(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  const auto general = [&] { return run_resident_general(self, args, static_cast<std::size_t>(nargsf), kwnames); };
+  try {
+    const FastTypes& types = fast_types();
+    const auto* backend = exact_value<PyBackend>(self, types.backend, types.backend_info);
+    const auto* program = nargs >= 1 ? exact_value<PyProgram>(args[0], types.program, types.program_info) : nullptr;
+    if (backend == nullptr || program == nullptr || (nkw > 0 && program->binds_program_name())) return general();
+    const std::vector<std::size_t>& slots = program->bound();
+    const std::size_t n = slots.size();
+    SmallArray<PyObject*, kInlineBindings> objects(n);
+    DispatchConfig config;
+    Py_ssize_t next = 1;
+    if (next < nargs && PyType_IsSubtype(Py_TYPE(args[next]), types.config)) {
+      const auto* given = exact_value<DispatchConfig>(args[next], types.config, types.config_info);
+      if (given == nullptr) return general();
+      config = *given;
+      ++next;
+    }
+    if (static_cast<std::size_t>(nargs - next) > n) return general();
+    std::size_t position = 0;
+    for (; next < nargs; ++next) objects[position++] = args[next];
+    const vyre::Program& ir = program->ir();
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+      PyObject* const name = PyTuple_GET_ITEM(kwnames, k);
+      std::size_t slot = 0;
+      while (slot < n && !spells(name, ir.buffers[slots[slot]].name)) ++slot;
+      if (slot == n || objects[slot] != nullptr) return general();
+      objects[slot] = args[nargs + k];
+    }
+    for (std::size_t k = 0; k < n; ++k)
+      if (objects[k] == nullptr) return general();
+
+    SmallArray<host::Binding, kInlineBindings> bindings(n);
+    std::size_t k = 0;
+    for (; k < n; ++k) {
+      const auto* r = exact_value<PyResident>(objects[k], types.resident, types.resident_info);
+      if (r == nullptr) break;
+      bindings[k] = host::Binding::of(r->buffer);
+    }
+    if (k == n) {
+      const host::Program compiled = program->compiled_for(backend->backend);
+      py::gil_scoped_release release;
+      backend->backend.dispatch_resident(compiled, bindings.span(), config);
+    } else {
+      bind_others(*backend, *program, objects.span(), bindings, k, config);
+    }
+    Py_RETURN_NONE;
+  } catch (...) {
+    return raise_translated(std::current_exception());
+  }
 }
 
 // (program, bindings) or (program, bindings, config); bindings a list (declaration order) or a dict.
@@ -279,11 +487,11 @@ void bind_resident(py::module_& m) {
            "imported once and reused "
            "while it lives and views the same memory (docs/PYTHON.md, \"Zero copy\").")
       .def("clear_dlpack_cache", &clear_import_cache, "Release every cached import now.")
-      .def("run_resident", [](const PyBackend& b, const py::handle& program, const py::args& args,
-                              const py::kwargs& kwargs) {
+      .def("_run_resident", [](const PyBackend& b, const py::handle& program, const py::args& args,
+                               const py::kwargs& kwargs) {
         ResidentArguments run = resident_arguments(b, program, args, kwargs, true, false);
         dispatch_after_producers(b, run);
-      }, py::arg("program"))
+      }, py::arg("program"), "run_resident's general binding (run_resident takes the calls it cannot).")
       .def("run_resident_async", [](const PyBackend& b, const py::handle& program, const py::args& args,
                                     const py::kwargs& kwargs) {
         ResidentArguments run = resident_arguments(b, program, args, kwargs, false);
@@ -307,6 +515,26 @@ void bind_resident(py::module_& m) {
         }
         return timing_dict(t);
       }, py::arg("program"))
+      // For benchmarks of the binding's own cost (bench/python_binding_overhead.py): `calls`
+      // synchronous resident dispatches of `program` on ResidentBuffers straight from the C++ host
+      // API (Backend::dispatch_resident, as vyre-bench P9 calls it; dispatch_resident_after
+      // where `after_stream` is given), the GIL released; returns the nanoseconds they took.
+      .def("_cpp_resident_loop", [](const PyBackend& b, const py::handle& program, const py::list& buffers,
+                                    std::uint64_t calls, std::optional<std::uint64_t> after_stream) {
+        const host::Program compiled = program.cast<std::shared_ptr<PyProgram>>()->compiled_for(b.backend);
+        std::vector<host::Binding> bindings;
+        for (const py::handle buffer : buffers) bindings.push_back(host::Binding::of(resident_arg(buffer).buffer));
+        py::gil_scoped_release release;
+        const auto start = std::chrono::steady_clock::now();
+        for (std::uint64_t i = 0; i < calls; ++i) {
+          if (after_stream)
+            b.backend.dispatch_resident_after(compiled, bindings, VYRE_NATIVE_STREAM_CUDA, *after_stream);
+          else
+            b.backend.dispatch_resident(compiled, bindings);
+        }
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+      }, py::arg("program"), py::arg("buffers"), py::arg("calls"), py::arg("after_stream") = py::none())
       .def("sequence", [](const PyBackend& b, const py::list& prefix, const py::list& repeated,
                           std::uint64_t repeat_count, const py::list& reads) {
         host::Sequence seq;
@@ -335,6 +563,19 @@ void bind_resident(py::module_& m) {
          "Run the prefix steps once, the repeated steps repeat_count times, then the reads; each "
          "step is (program, buffers[, config]); each read (buffer, dtype, count[, offset]). "
          "Returns the arrays read.");
+
+  // run_resident(program, *args, **kwargs): the fast entry (above), installed as a method
+  // descriptor of the class; _run_resident is its general binding.
+  static PyMethodDef run_resident_def{
+      "run_resident", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&run_resident_fast)),
+      METH_FASTCALL | METH_KEYWORDS,
+      "run_resident(program, [config,] *buffers, **buffers): a synchronous resident dispatch; every "
+      "non-workgroup buffer bound (by position in declaration order, or by name) to a ResidentBuffer, a "
+      "DLPack object (imported without a copy, through the import cache) or, for read buffers, an array."};
+  const auto descriptor = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(backend.ptr()), &run_resident_def));
+  if (!descriptor) throw py::error_already_set();
+  backend.attr("run_resident") = descriptor;
 }
 
 }  // namespace vyre::python

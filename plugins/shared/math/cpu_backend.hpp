@@ -51,8 +51,8 @@ class CpuBackend {
   static F64 recip(F64 a) { return {1.0 / a.v}; }
   static F32 sqrt(F32 a) { return {std::sqrt(a.v)}; }
   static F64 sqrt(F64 a) { return {std::sqrt(a.v)}; }
-  // rsqrt.approx.f32, the one approximate instruction (inverse_sqrt f32's first guess). The GPU's
-  // bits are not specified, only a relative error of at most 2^-22.9 (PTX ISA) with the IEEE
+  // rsqrt.approx.f32, the one approximate instruction (inverse_sqrt and asin f32's first guess).
+  // The GPU's bits are not specified, only a relative error of at most 2^-22.9 (PTX ISA) with the IEEE
   // special values (+-0 -> +-inf, +inf -> +0, x < 0 and NaN -> NaN). The model returns the
   // rsqrt_approx_pick-th float (from below; the largest if there are fewer) of those within that
   // error of 1/sqrt(a), so that a sweep over every pick (kRsqrtApproxPicks) checks each value the

@@ -57,8 +57,8 @@ inline constexpr double k_atan_f64[] = {-0x1.5555555555555p-2, 0x1.99999999995e1
 // atan, f32: z in [0.0, 0.1717], degree 5, max_rel_error 2^-25.0
 inline constexpr float k_atan_f32[] = {-0x1.5555560000000p-2f, 0x1.999b040000000p-3f, -0x1.24cfb80000000p-3f, 0x1.ce2fb40000000p-4f, -0x1.9a5d640000000p-4f, 0x1.5246700000000p-4f};
 
-// atan1, f32: z in [0.0, 1.0], degree 7, max_rel_error 2^-21.74
-inline constexpr float k_atan1_f32[] = {-0x1.5555500000000p-2f, 0x1.9993620000000p-3f, -0x1.2405600000000p-3f, 0x1.bd76660000000p-4f, -0x1.4927480000000p-4f, 0x1.93ba0e0000000p-5f, -0x1.4c5d480000000p-6f, 0x1.02223a0000000p-8f};
+// atan1, f32: z in [0.0, 1.0], degree 8, max_rel_error 2^-23.99
+inline constexpr float k_atan1_f32[] = {-0x1.5555540000000p-2f, 0x1.9997f00000000p-3f, -0x1.2465f20000000p-3f, 0x1.c379940000000p-4f, -0x1.609b620000000p-4f, 0x1.f702b00000000p-5f, -0x1.1a98a80000000p-5f, 0x1.9d73960000000p-7f, -0x1.1a54e80000000p-9f};
 
 // sinh, f64: z in [0.0, 1.0001], degree 7, max_rel_error 2^-54.0
 inline constexpr double k_sinh_f64[] = {0x1.5555555555555p-3, 0x1.1111111111111p-7, 0x1.a01a01a01a001p-13, 0x1.71de3a556f8edp-19, 0x1.ae64567935c3dp-26, 0x1.612467c471c3ap-33, 0x1.ae778230ea854p-41, 0x1.99eecd3032223p-49};

@@ -132,8 +132,9 @@ TEST_CASE("no instruction flushes subnormals and float div/sqrt/rcp round to nea
       for (const auto& instruction : entry.instructions) {
         std::string op = ptx_test::opcode(instruction);
         INFO(instruction);
-        // The one approximate instruction: inverse_sqrt f32's first guess (plugins/shared/math/
-        // algorithms/inverse_sqrt.hpp), corrected by a Newton step; subnormals kept (no .ftz).
+        // The one approximate instruction: the first guess of inverse_sqrt f32 and of asin f32's
+        // square root (plugins/shared/math/algorithms/{inverse_sqrt,asin_acos}.hpp), each
+        // corrected; subnormals kept (no .ftz).
         if (op != "rsqrt.approx.f32") CHECK_FALSE(contains(op, ".approx"));
         bool rounded_op = op.rfind("div.", 0) == 0 || op.rfind("sqrt.", 0) == 0 ||
                           op.rfind("rcp.", 0) == 0 || op.rfind("add.", 0) == 0 ||

@@ -54,7 +54,8 @@ F32Fn cpu_f32(vyre::UnOp op) { return find(kTable32, op); }
 F64Fn cpu_f64(vyre::UnOp op) { return find(kTable64, op); }
 
 int f32_variants(vyre::UnOp op) {
-  return op == vyre::UnOp::InverseSqrt ? CpuBackend::kRsqrtApproxPicks : 1;
+  const bool guesses = op == vyre::UnOp::InverseSqrt || op == vyre::UnOp::Asin;  // rsqrt_approx users
+  return guesses ? CpuBackend::kRsqrtApproxPicks : 1;
 }
 
 void use_f32_variant(int variant) { CpuBackend::rsqrt_approx_pick = variant; }

@@ -1,5 +1,6 @@
 #include "witnesses.hpp"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -93,12 +94,14 @@ std::vector<T> witnesses(vyre::UnOp op) {
     case vyre::UnOp::Asin:
     case vyre::UnOp::Acos:
       for (T v : {T(1), T(0.5), T(0.25), T(0.75), T(0.999), T(1e-10)}) w.around(v, 6);
+      if constexpr (f32) w.around(std::bit_cast<float>(0x3f564bf9u), 6);  // 2 ULP before the residual
       break;
     case vyre::UnOp::Atan:
       for (T v : {std::tan(std::numbers::pi_v<T> / 8), std::tan(3 * std::numbers::pi_v<T> / 8),
                   T(1), T(f32 ? 0x1p30 : 0x1p60), T(f32 ? 0x1p26 : 0x1p54), T(1e-10)}) {
         w.around(v, 6);
       }
+      if constexpr (f32) w.around(std::bit_cast<float>(0x3f521d07u), 6);  // 2 ULP with a degree-7 fit
       break;
     case vyre::UnOp::Sinh:
     case vyre::UnOp::Cosh:

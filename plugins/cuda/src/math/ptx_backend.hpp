@@ -3,7 +3,8 @@
 // CpuBackend (cpu_backend.hpp), which defines what each operation computes; the algorithms are
 // templates over the backend, so the PTX printed here and the CPU evaluation are the same sequence.
 // Only IEEE .rn arithmetic, exact integer/bit operations and explicit conversions are emitted:
-// never .ftz, and .approx only in rsqrt_approx (inverse_sqrt f32's corrected first guess).
+// never .ftz, and .approx only in rsqrt_approx (the corrected first guess of inverse_sqrt f32 and
+// of asin f32's square root).
 #pragma once
 
 #include <cstdint>
@@ -50,7 +51,8 @@ class PtxBackend {
   F32 sqrt(const F32& a) { return op<F32>("sqrt.rn.f32", {a.r}); }
   F64 sqrt(const F64& a) { return op<F64>("sqrt.rn.f64", {a.r}); }
   // The one approximate instruction (MUFU.RSQ, relative error <= 2^-22.9, subnormals kept): only
-  // as inverse_sqrt f32's first guess, which one Newton step corrects (inverse_sqrt.hpp).
+  // as a first guess that the algorithm corrects: inverse_sqrt f32's (one Newton step,
+  // inverse_sqrt.hpp) and asin f32's square root (a double-word, asin_acos.hpp).
   F32 rsqrt_approx(const F32& a) { return op<F32>("rsqrt.approx.f32", {a.r}); }
   F32 neg(const F32& a) { return op<F32>("neg.f32", {a.r}); }
   F64 neg(const F64& a) { return op<F64>("neg.f64", {a.r}); }

@@ -5,7 +5,8 @@
 // One polynomial evaluation serves both ranges (its argument is selected). The constant sums are
 // double-word (two_sum), so the cancellation near a = 1/2 costs nothing. |x| > 1 and +-inf give
 // sqrt of a negative number, NaN; NaN propagates.
-// f32 (bound 4 ULP) drops the square root's residual and forms the constant sums in plain f32.
+// f32 (bound 4 ULP) forms the constant sums in plain f32; asin keeps the square root's residual
+// (acos drops it and is within 1 ULP without it).
 #pragma once
 
 #include <type_traits>
@@ -42,6 +43,8 @@ struct AsinParts {
   typename P::template F<B> small_tail;   // x^3 A(x^2): asin x = x + small_tail
   typename P::template F<B> s;            // a >= 1/2: asin(s) = s + s_tail (double-word)
   typename P::template F<B> s_tail;
+  typename P::template F<B> zb;           // (1 - |x|) / 2, s = sqrt(zb) rounded
+  typename P::template F<B> poly;         // A(z), z = x^2 (small) or zb
 };
 
 template <class P, class B>
@@ -57,14 +60,31 @@ AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   auto s = b.sqrt(zb);
   auto small_tail = b.mul(b.mul(x, zs), poly);
   if constexpr (std::is_same_v<P, P32>) {
-    // f32 (SPEC allows 4 ULP): sqrt.rn's error (half an ulp of s) is kept, no residual division.
-    return {small, small_tail, s, b.mul(b.mul(s, zb), poly)};
+    // f32: s_tail without the square root's residual (asin_fn adds it; acos does without).
+    return {small, small_tail, s, b.mul(b.mul(s, zb), poly), zb, poly};
   }
   // s_lo = (zb - s^2) / (2 s); zero when s is zero (x = +-1).
   auto residual = b.fma(b.neg(s), s, zb);
   auto s_lo = b.sel(b.gt(s, b.c(K(0))), b.div(residual, b.add(s, s)), b.c(K(0)));
   auto s_tail = b.fma(b.mul(s, zb), poly, s_lo);
-  return {small, small_tail, s, s_tail};
+  return {small, small_tail, s, s_tail, zb, poly};
+}
+
+// sqrt(z) for z in [0, 1/4] (NaN for z < 0 or NaN) as hi + lo / 2, lo = (z - hi^2) / hi (twice the
+// low part; a few correct bits of it are enough). With rsqrt_approx (PTX: rsqrt.approx.f32,
+// MUFU.RSQ; the CPU model offers every admissible value): hi = z y with y the guess (within 2^-22 of
+// sqrt(z)), z - hi^2 from one fma, lo = (z - hi^2) y: one MUFU and three operations instead of
+// sqrt.rn and rcp.rn. Otherwise hi = root, the caller's sqrt.rn(z), and one reciprocal.
+template <class B>
+DW<typename B::F32> sqrt_dw_f32(B& b, const typename B::F32& z, const typename B::F32& root) {
+  if constexpr (requires { b.rsqrt_approx(z); }) {
+    auto y = b.sel(b.eq(z, b.c(0.0f)), b.c(0.0f), b.rsqrt_approx(z));  // z = 0: hi = lo = 0
+    auto hi = b.mul(z, y);
+    return {hi, b.mul(b.fma(b.neg(hi), hi, z), y)};
+  } else {
+    auto positive = b.gt(root, b.c(0.0f));
+    return {root, b.sel(positive, b.mul(b.fma(b.neg(root), root, z), b.recip(root)), b.c(0.0f))};
+  }
 }
 
 template <class P, class B>
@@ -74,9 +94,15 @@ typename P::template F<B> asin_fn(B& b, const typename P::template F<B>& x) {
   auto parts = asin_parts<P>(b, x);
   auto small = b.add(x, parts.small_tail);
   if constexpr (std::is_same_v<P, P32>) {
-    // (pi/2 (hi) - 2 s) + (pi/2 (lo) - 2 s_tail): 2 s is exact, no double-word.
-    auto hi = b.sub(b.c(C::kPio2Hi), b.add(parts.s, parts.s));
-    auto big = with_sign_of<P>(b, b.add(hi, b.fma(b.c(K(-2)), parts.s_tail, b.c(C::kPio2Lo))), x);
+    // pi/2 - 2 (s + s_lo + s_tail) with sqrt(zb) = s + s_lo as a double-word and both rounding
+    // errors kept: the difference pi/2 (hi) - 2 s is exact as a fast two-sum (2 s <= 1 < pi/2), and
+    // 2 s_lo = (zb - s^2) / s enters the low part. Without them the two half-ulp errors add up to
+    // 2 ULP (x = 0.837096751).
+    auto root = sqrt_dw_f32(b, parts.zb, parts.s);
+    auto s_tail = b.mul(b.mul(root.hi, parts.zb), parts.poly);
+    auto h = fast_two_sum(b, b.c(C::kPio2Hi), b.neg(b.add(root.hi, root.hi)));
+    auto lo = b.fma(b.c(K(-2)), s_tail, b.sub(b.add(h.lo, b.c(C::kPio2Lo)), root.lo));
+    auto big = with_sign_of<P>(b, b.add(h.hi, lo), x);
     return b.sel(parts.small, small, big);
   }
   // pi/2 - 2 (s + s_tail)

@@ -48,7 +48,7 @@ typename P::template F<B> atan_fn(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
   if constexpr (std::is_same_v<P, P32>) {
     // f32 (SPEC allows 5 ULP): t = |x| or 1/|x| (rcp.rn) in [0, 1], atan t = t + t^3 T1(t^2) with
-    // T1 a degree-7 minimax fit on t^2 in [0, 1] (one fma-Horner), and for |x| > 1
+    // T1 a degree-8 minimax fit on t^2 in [0, 1] (one fma-Horner), and for |x| > 1
     // atan |x| = (pi/2 (hi) - t) + (pi/2 (lo) - t^3 T1). No double-words.
     auto a = b.abs(x);
     auto big = b.gt(a, b.c(K(1)));
