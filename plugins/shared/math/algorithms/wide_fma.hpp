@@ -4,10 +4,11 @@
 // OpFAdd, OpFSub, OpFMul and OpFConvert to be correctly rounded; nothing here needs an f64 fma.
 //
 // The backend provides, besides the usual operations, the device's plain conversions:
-//   fconvert(F32) -> F64   exact for a normal or zero operand (never given a subnormal or inf/NaN)
-//   fconvert(F64) -> F32   round to nearest even, overflowing to inf (only given a value that is
-//                          zero or at least 2^-126 in magnitude: never an f32 subnormal result)
-// so neither ever meets an f32 denormal: the results do not depend on the device flushing them.
+//   fconvert(F32) -> F64   exact for a normal or zero operand
+//   fconvert(F64) -> F32   round to nearest even, overflowing to inf, for a value that is zero or
+//                          at least 2^-126 in magnitude (never an f32 subnormal result)
+// Both are also evaluated on other values (the method runs before the branch), but those results
+// are never used, so nothing depends on what the device does with an f32 denormal (or inf/NaN).
 //
 // Method, for normal or zero operands x, y, z:
 //   p = X * Y            exact: 24 + 24 significant bits, |p| in [2^-252, 2^256] or 0 (f64-normal)
