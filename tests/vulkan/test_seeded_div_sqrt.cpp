@@ -9,7 +9,10 @@
 //   f32/f64 div, f64 sqrt: random bit patterns, random significands at every exponent difference
 //   (near the edges of the fast path's range too), operands built to put the result next to a
 //   rounding midpoint, and the witness values crossed.
-// Also checks that the fast path, not the fallback, answers normal operands.
+// Also checks that the fast path, not the fallback, answers normal operands, and runs the f32
+// sweeps and random cases again over the wide f32 fma (wide_fma.hpp, f32 fma computed in f64: what
+// the plugin uses on a device without a fused f32 fma), whose own fallback must never be needed
+// there (the plugin calls it without: wide::fma_normal).
 // VYRE_TEST_SEEDED_CASES sets the random cases per kind (default 1000000).
 #include <doctest/doctest.h>
 
@@ -25,6 +28,7 @@
 #include "float_bits.hpp"
 #include "math/algorithms/exact.hpp"
 #include "math/algorithms/seeded_div_sqrt.hpp"
+#include "math/algorithms/wide_fma.hpp"
 #include "math/cpu_backend.hpp"
 
 namespace {
@@ -53,6 +57,21 @@ std::uint64_t mix(std::uint64_t z) {  // splitmix64's finaliser
 // pass through f32, as the Vulkan backend computes them.
 struct SeededCpu : CpuBackend {
   int level = 21;
+  // f32 fma as the Vulkan plugin's wide fma (wide_fma.hpp) with its fallback counted: the plugin
+  // calls it without the fallback (fma_normal) inside the seeded f32 div/sqrt, so it must never be
+  // needed there.
+  bool wide_fma = false;
+  std::uint64_t wide_fallbacks = 0;
+  using CpuBackend::fma;
+  F32 fma(F32 a, F32 b, F32 c) {
+    if (!wide_fma) return CpuBackend::fma(a, b, c);
+    return vyre::math::wide::fma(*this, a, b, c, [&](F32 x, F32 y, F32 z) {
+      ++wide_fallbacks;
+      return vyre::math::exact::fma<P32>(*this, x, y, z);
+    });
+  }
+  static F64 fconvert(F32 a) { return {static_cast<double>(a.v)}; }
+  static F32 fconvert(F64 a) { return {static_cast<float>(a.v)}; }
   double perturb(std::uint64_t bits) const {
     const std::uint64_t h = mix(bits ^ static_cast<std::uint64_t>(level));
     const double unit = (h & 3) == 0 ? ((h & 4) ? 1.0 : -1.0) : static_cast<double>(h >> 11) * 0x1p-52 - 1.0;
@@ -84,7 +103,10 @@ template <class T>
 struct Ops {
   SeededCpu cpu;
   std::uint64_t fallbacks = 0;
-  explicit Ops(int level) { cpu.level = level; }
+  explicit Ops(int level, bool wide_fma = false) {
+    cpu.level = level;
+    cpu.wide_fma = wide_fma;
+  }
   T div(T a, T b) {
     return vyre::math::seeded::div<Prec<T>>(cpu, F<T>{a}, F<T>{b}, [&](F<T> x, F<T> y) {
              ++fallbacks;
@@ -137,9 +159,9 @@ T with_exponent(std::mt19937_64& rng, int e) {
 // Division: random bit patterns, random significands at every exponent difference, and quotients
 // next to a midpoint (x = y * (q + half an ULP) rounded: x / y is within about an ULP of x of it).
 template <class T>
-void check_div(int level, Report& report, std::uint64_t n) {
+void check_div(int level, Report& report, std::uint64_t n, bool wide_fma = false) {
   using Wide = long double;  // 64-bit significand: near-midpoint operands for both precisions
-  Ops<T> o(level);
+  Ops<T> o(level, wide_fma);
   const int bias = std::numeric_limits<T>::max_exponent - 1;
   for (T a : witnesses<T>())
     for (T b : witnesses<T>()) report("div", level, a, b, a / b, o.div(a, b));
@@ -180,14 +202,15 @@ void check_div(int level, Report& report, std::uint64_t n) {
     report("div", level, a, b, a / b, o.div(a, b));
   }
   CHECK(o.fallbacks == before);
+  CHECK(o.cpu.wide_fallbacks == 0);
 }
 
 // Square root: random bit patterns (every class), random significands at every exponent, roots
 // next to a midpoint (x = (s + half an ULP)^2 rounded).
 template <class T>
-void check_sqrt(int level, Report& report, std::uint64_t n) {
+void check_sqrt(int level, Report& report, std::uint64_t n, bool wide_fma = false) {
   using Wide = long double;
-  Ops<T> o(level);
+  Ops<T> o(level, wide_fma);
   const int bias = std::numeric_limits<T>::max_exponent - 1;
   for (T a : witnesses<T>()) report("sqrt", level, a, T(0), std::sqrt(a), o.sqrt(a));
   std::mt19937_64 rng(0x5eed + 7 * level + sizeof(T));
@@ -211,6 +234,7 @@ void check_sqrt(int level, Report& report, std::uint64_t n) {
     report("sqrt", level, a, T(0), std::sqrt(a), o.sqrt(a));
   }
   CHECK(o.fallbacks == before);
+  CHECK(o.cpu.wide_fallbacks == 0);
 }
 
 // The sweeps below take every float in Release; under the sanitizers (CI's slow pass, ~20x slower)
@@ -269,6 +293,36 @@ TEST_CASE("seeded f64 div and sqrt: random, every exponent difference, near midp
     check_sqrt<double>(level, report, random_cases());
   }
   MESSAGE(report.checked << " f64 operations checked");
+  CHECK(report.failures == 0);
+}
+
+TEST_CASE("over the wide f32 fma, seeded f32 div/sqrt never need its fallback, and stay exact") {
+  // What the Vulkan plugin emits where f32 fma is wide (FmaSource::Wide): the seeded f32 algorithms
+  // call wide::fma_normal, which is wide::fma without the fallback; that is right only if the
+  // fallback is never needed, whatever the operands (hard ones included: the seeded algorithms
+  // compute on scaled operands and take their own fallback afterwards).
+  Report report;
+  std::uint64_t swept = 0;
+  {
+    Ops<float> o(kDeviceLevel, true);
+    for (std::uint32_t bits = std::bit_cast<std::uint32_t>(1.0f); bits < std::bit_cast<std::uint32_t>(4.0f);
+         bits += kSweepStep) {
+      const float a = std::bit_cast<float>(bits);
+      report("sqrt", kDeviceLevel, a, 0.0f, std::sqrt(a), o.sqrt(a));
+    }
+    for (std::uint32_t bits = std::bit_cast<std::uint32_t>(1.0f); bits < std::bit_cast<std::uint32_t>(2.0f);
+         bits += kSweepStep) {
+      const float a = std::bit_cast<float>(bits);
+      report("div", kDeviceLevel, 1.0f, a, 1.0f / a, o.div(1.0f, a));
+    }
+    CHECK(o.cpu.wide_fallbacks == 0);
+    swept = report.checked;
+  }
+  for (int level : {kBoundLevel<float>, kDeviceLevel}) {
+    check_div<float>(level, report, random_cases(), true);
+    check_sqrt<float>(level, report, random_cases(), true);
+  }
+  MESSAGE(report.checked << " f32 operations checked (" << swept << " in the sweeps)");
   CHECK(report.failures == 0);
 }
 

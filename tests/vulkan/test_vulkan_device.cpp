@@ -3,11 +3,13 @@
 // their order, the pipeline cache file round-trips and a damaged one is ignored, concurrent callers
 // share one instance, thousands of dispatches reuse their command pools with the right results,
 // ops the device lacks are refused at compile, fma is bit-exact both through the device's fma
-// source (VK_KHR_shader_fma's OpFmaKHR, GLSL.std.450 Fma after a passed probe, or the emulation
-// after a failed one; the test prints which) and through the exact emulation
-// (VYRE_VULKAN_DISABLE_NATIVE_FMA=1, which also skips the probe), a passed probe (forced with the
-// test hook VYRE_VULKAN_FMA_PROBE_TABLE=exact) gives GLSL Fma and seeded div/sqrt, and div/sqrt/reciprocal are bit-exact seeded and exact
-// (VYRE_VULKAN_SEEDED_DIV_SQRT; printed too). Exits 77 without a device.
+// source (VK_KHR_shader_fma's OpFmaKHR, GLSL.std.450 Fma after a passed probe, f32 computed in
+// f64 after a failed one where the device has f64 (lavapipe), or the emulation; the test
+// prints which) and through the exact emulation (VYRE_VULKAN_DISABLE_NATIVE_FMA=1, which also
+// skips the probe), f32 fma gives std::fma's bits over edge, tie, cancellation and subnormal-result
+// triples, a passed probe (forced with the test hook VYRE_VULKAN_FMA_PROBE_TABLE=exact) gives GLSL
+// Fma, and div/sqrt/reciprocal are bit-exact seeded and exact (VYRE_VULKAN_SEEDED_DIV_SQRT;
+// printed too). Exits 77 without a device.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -383,6 +386,9 @@ std::string fma_source_text(const vyre::host::Backend& vk, const std::string& w)
   const std::uint64_t mismatches = vt::metric(vk, "fma_probe_mismatches_" + w);
   if (source == 1) return "yes (extension: VK_KHR_shader_fma, OpFmaKHR)";
   if (source == 2) return "yes (probe: GLSL.std.450 Fma matched std::fma on every probe entry)";
+  if (source == 3)
+    return "no, wide: computed in f64 (probe: GLSL.std.450 Fma differed from std::fma on " +
+           std::to_string(mismatches) + " probe entries)";
   if (probe == 2) return "no (probe: GLSL.std.450 Fma differed from std::fma on " + std::to_string(mismatches) +
                          " probe entries; exact integer emulation)";
   if (probe == 3) return "no (probe failed to run; exact integer emulation)";
@@ -436,17 +442,21 @@ TEST_CASE("the fma probe decides each width's fma at create, and VYRE_VULKAN_DIS
       INFO(w);
       const std::uint64_t source = vt::metric(vk, "fma_source_" + w), probe = vt::metric(vk, "fma_probe_" + w);
       const std::uint64_t mismatches = vt::metric(vk, "fma_probe_mismatches_" + w);
-      CHECK(vt::metric(vk, "native_fma_" + w) == (source != 0 ? 1u : 0u));
+      CHECK(vt::metric(vk, "native_fma_" + w) == (source == 1 || source == 2 ? 1u : 0u));
       if (source == 1) CHECK(probe == 0);  // the extension: no probe
       if (source == 2) {
         CHECK(probe == 1);
         CHECK(mismatches == 0);
       }
-      if (source == 0) {
+      if (source == 0 || source == 3) {
         CHECK(probe != 1);  // not passed (f64 on a device without shaderFloat64: not run)
         CHECK((probe == 2) == (mismatches > 0));
       }
-      CHECK(source <= 2);
+      // Wide: f32 only, in place of the emulation wherever the device has f64.
+      if (source == 3) CHECK(w == "f32");
+      // A device with f64 (the f64 probe ran, or f64 has the extension) never emulates f32 fma.
+      if (w == "f32" && (vt::metric(vk, "fma_probe_f64") != 0 || vt::metric(vk, "fma_source_f64") == 1)) CHECK(source != 0);
+      CHECK(source <= 3);
       MESSAGE("fma " << w << ": " << fma_source_text(vk, w));
     }
     // The probe's own dispatches are not counted.
@@ -460,6 +470,97 @@ TEST_CASE("the fma probe decides each width's fma at create, and VYRE_VULKAN_DIS
     CHECK(vt::metric(vk, "fma_probe_" + w) == 0);
     CHECK(vt::metric(vk, "native_fma_" + w) == 0);
   }
+}
+
+namespace {
+
+// f32 operand triples whose fma is hard: every triple of edge values (zeros, subnormals, the normal
+// range's ends, the overflow boundary, inf, NaN), f32 rounding ties that only an addend far below
+// the product's 53 bits decides, cancellations of the rounded product, subnormal results.
+void hard_f32_triples(std::vector<float>& a, std::vector<float>& x, std::vector<float>& y) {
+  using L = std::numeric_limits<float>;
+  std::vector<float> edges = {0.0f, L::denorm_min(), L::min() - L::denorm_min(), L::min(), 1.0f,
+                              std::nextafter(1.0f, 2.0f), 1.5f, 3.0f, 0.1f, 0x1p-75f, 0x1p+64f, 0x1p+103f,
+                              L::max(), std::nextafter(L::max(), 0.0f), L::infinity(), L::quiet_NaN()};
+  const std::size_t n = edges.size();
+  for (std::size_t i = 0; i < n; ++i) edges.push_back(-edges[i]);
+  for (float p : edges)
+    for (float q : edges)
+      for (float r : edges) {
+        a.push_back(p);
+        x.push_back(q);
+        y.push_back(r);
+      }
+  std::uint32_t s = 0x2545F491u;
+  auto next = [&] {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    return s;
+  };
+  // x y = 2^128 - 2^103 (31 601 1801 2^103), the overflow midpoint, with z a tiny value of either sign.
+  for (float z : {0x1p-126f, -0x1p-126f, 0x1p-20f, -0x1p-20f, 0.0f}) {
+    a.push_back(std::ldexp(18631.0f, 60));
+    x.push_back(std::ldexp(1801.0f, 43));
+    y.push_back(z);
+  }
+  for (int i = 0; i < 8192; ++i) {
+    const float sign = (next() & 1) ? -1.0f : 1.0f;
+    // (1 + u 2^-12)(1 + v 2^-12), u and v odd: a tie at f32 precision.
+    const float p = 1.0f + static_cast<float>(2 * (next() % 2048) + 1) * 0x1p-12f;
+    const float q = 1.0f + static_cast<float>(2 * (next() % 2048) + 1) * 0x1p-12f;
+    const int k = static_cast<int>(next() % 90) + 30;
+    a.push_back(p * sign);
+    x.push_back(q);
+    y.push_back(i % 3 == 0 ? 0.0f : std::ldexp((i % 3 == 1) ? 1.0f : -1.0f, -k));
+    // The rounded product cancelled: the result is its rounding error.
+    const float c = std::bit_cast<float>(0x3F800000u | (next() & 0x7FFFFFu));
+    const float d = std::bit_cast<float>(0x3F800000u | (next() & 0x7FFFFFu));
+    a.push_back(c);
+    x.push_back(d * sign);
+    y.push_back(-(c * d * sign));
+    // Products in the subnormal range, with and without an addend there.
+    const float e = std::ldexp(c, -static_cast<int>(next() % 40) - 60);
+    const float f = std::ldexp(d, -static_cast<int>(next() % 40) - 40);
+    a.push_back(e);
+    x.push_back(f * sign);
+    y.push_back((i & 1) ? 0.0f : std::bit_cast<float>(next() & 0x807FFFFFu));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("f32 fma gives std::fma's bits over hard triples; without a fused fma but with f64 it is wide") {
+  const auto vk = vt::vulkan();
+  const std::uint64_t source = vt::metric(vk, "fma_source_f32");
+  MESSAGE("fma f32: " << fma_source_text(vk, "f32"));
+  // Wide wherever the device has f64 and no fused f32 fma (lavapipe: the probe fails).
+  if (vt::metric(vk, "fma_probe_f64") != 0 && source != 1 && source != 2) CHECK(source == 3);
+  std::vector<float> a, x, y;
+  hard_f32_triples(a, x, y);
+  const auto n = static_cast<std::uint32_t>(a.size());
+  const vyre::Program ir = fma_program(Type::F32, n);
+  const std::vector<ByteVector> inputs = {vt::bytes_of(a), vt::bytes_of(x), vt::bytes_of(y)};
+  const auto got = vk.dispatch(vk.compile(ir), spans(inputs));
+  REQUIRE(got.size() == 1);
+  REQUIRE(got[0].size() == std::size_t{n} * 4);
+  std::size_t wrong = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    float r;
+    std::memcpy(&r, got[0].data() + std::size_t{i} * 4, 4);
+    const float expected = std::fma(a[i], x[i], y[i]);
+    // NaN results are the canonical NaN (docs/SEMANTICS.md); everything else std::fma's bits.
+    const bool ok = std::isnan(expected) ? std::bit_cast<std::uint32_t>(r) == 0x7FC00000u
+                                         : std::bit_cast<std::uint32_t>(r) == std::bit_cast<std::uint32_t>(expected);
+    if (ok || ++wrong > 5) continue;
+    char text[160];
+    std::snprintf(text, sizeof text, "fma(%a, %a, %a) = %a (0x%08x), expected %a (0x%08x)", static_cast<double>(a[i]),
+                  static_cast<double>(x[i]), static_cast<double>(y[i]), static_cast<double>(r),
+                  std::bit_cast<std::uint32_t>(r), static_cast<double>(expected), std::bit_cast<std::uint32_t>(expected));
+    FAIL_CHECK(text);
+  }
+  CHECK(wrong == 0);
+  MESSAGE(n << " f32 fma results checked");
 }
 
 TEST_CASE("a passed probe makes GLSL.std.450 Fma the fma, with seeded div/sqrt (VYRE_VULKAN_FMA_PROBE_TABLE=exact)") {
@@ -566,15 +667,17 @@ std::vector<ByteVector> div_sqrt_inputs(std::uint32_t n) {
 
 TEST_CASE("div, sqrt and reciprocal are bit-exact seeded (fma-corrected OpFDiv / InverseSqrt) and exact") {
   const std::uint32_t n = 4096;
-  // Unset: seeded where the fma is promised (extension); 0: never; 1: always (over whatever fma there is).
+  // Unset: seeded where the fma is exact by construction (extension; f32 wide); 0: never; 1: always
+  // (over whatever fma there is).
   for (const char* choice : {static_cast<const char*>(nullptr), "0", "1"}) {
     const vt::ScopedEnv env("VYRE_VULKAN_SEEDED_DIV_SQRT", choice);
     const auto vk = vt::vulkan();
     REQUIRE(has_metric(vk, "seeded_div_sqrt_f32"));
     const std::uint64_t s32 = vt::metric(vk, "seeded_div_sqrt_f32"), s64 = vt::metric(vk, "seeded_div_sqrt_f64");
     const std::string how = choice == nullptr ? "unset" : choice;
-    if (choice == nullptr) {  // seeded only over VK_KHR_shader_fma (fma_source 1), not a probed fma
-      CHECK(s32 == (vt::metric(vk, "fma_source_f32") == 1 ? 1u : 0u));
+    if (choice == nullptr) {  // seeded over VK_KHR_shader_fma (fma_source 1) and wide (3), not a probed fma
+      const std::uint64_t source32 = vt::metric(vk, "fma_source_f32");
+      CHECK(s32 == (source32 == 1 || source32 == 3 ? 1u : 0u));
       CHECK(s64 == (vt::metric(vk, "fma_source_f64") == 1 ? 1u : 0u));
       std::printf("vulkan device '%s': seeded div/sqrt (fma-corrected OpFDiv/InverseSqrt): f32 %s, f64 %s\n",
                   vk.device_profile().name, s32 ? "yes" : "no (exact integer algorithms)",

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <map>
 
 #include <spirv/unified1/GLSL.std.450.h>
 #include <spirv/unified1/spirv.hpp11>
@@ -455,6 +457,7 @@ TEST_CASE("fma sources are named, and setting one sets the width's fma") {
   CHECK(std::string(vyre::vulkan::fma_source_name(Source::Extension)) == "extension");
   CHECK(std::string(vyre::vulkan::fma_source_name(Source::Probe)) == "probe");
   CHECK(std::string(vyre::vulkan::fma_source_name(Source::Emulation)) == "emulation");
+  CHECK(std::string(vyre::vulkan::fma_source_name(Source::Wide)) == "wide");
   DeviceFeatures f{};
   f.set_fma(vyre::Type::F64, Source::Probe);
   CHECK((f.fma64 && !f.fma32));
@@ -462,4 +465,104 @@ TEST_CASE("fma sources are named, and setting one sets the width's fma") {
   CHECK(f.fma_source(vyre::Type::F32) == Source::Emulation);
   f.set_fma(vyre::Type::F64, Source::Emulation);
   CHECK(!f.fma64);
+  f.set_fma(vyre::Type::F32, Source::Wide);  // not the device's fused fma: fma32 stays off
+  CHECK((!f.fma32 && !f.fma64));
+  CHECK(f.fma_source(vyre::Type::F32) == Source::Wide);
+}
+
+// ---- wide: f32 fma computed in f64 (math/algorithms/wide_fma.hpp) --------------------------------
+
+namespace {
+
+// What Runtime::open gives a device with f64 whose f32 fma is neither the extension nor probed
+// fused (lavapipe, the H200): f32 fma wide with seeded f32 div/sqrt, f64 fma the emulation.
+DeviceFeatures wide_features() {
+  DeviceFeatures f = with_fma(false, false);
+  f.set_fma(vyre::Type::F32, Source::Wide);
+  f.seeded_div_sqrt32 = true;
+  return f;
+}
+
+// The instructions of the function named `name` (OpFunction to OpFunctionEnd), by opcode; empty if
+// there is none.
+std::map<spv::Op, std::size_t> function_instructions(const std::vector<std::uint32_t>& words, const std::string& name) {
+  std::uint32_t id = 0;
+  for (std::size_t i = 5; i < words.size(); i += words[i] >> 16) {
+    if ((words[i] & 0xFFFF) != static_cast<std::uint32_t>(spv::Op::OpName)) continue;
+    const char* text = reinterpret_cast<const char*>(&words[i + 2]);
+    if (name == std::string(text, strnlen(text, ((words[i] >> 16) - 2) * 4))) id = words[i + 1];
+  }
+  std::map<spv::Op, std::size_t> ops;
+  bool inside = false;
+  for (std::size_t i = 5; i < words.size(); i += words[i] >> 16) {
+    const auto op = static_cast<spv::Op>(words[i] & 0xFFFF);
+    if (op == spv::Op::OpFunction && words[i + 2] == id) inside = true;
+    if (inside) ++ops[op];
+    if (op == spv::Op::OpFunctionEnd) inside = false;
+  }
+  return ops;
+}
+
+std::size_t total(const std::map<spv::Op, std::size_t>& ops) {
+  std::size_t n = 0;
+  for (const auto& [op, count] : ops) n += count;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("every emitted op's test programs validate with a wide f32 fma and seeded f32 div/sqrt") {
+  std::size_t programs = 0;
+  for (const vyre::OpInfo& op : vyre::op_catalog()) {
+    if (!vyre::vulkan::emits(op)) continue;
+    for (const auto& test : vyre::conform::op_tests(op)) {
+      const auto built = test.build(test.max_cases == 0 ? 4 : test.max_cases);
+      check_valid(built.program, wide_features(), op.id + " / " + test.name + " (wide f32 fma)");
+      ++programs;
+    }
+  }
+  MESSAGE(programs << " programs validated");
+  CHECK(programs > 0);
+}
+
+TEST_CASE("a wide f32 fma is f64 arithmetic with the integer fma as its fallback, in the math library and seeded div too") {
+  const DeviceFeatures f = wide_features();
+  const auto fma32 = lowered_valid(fma_program(vyre::Type::F32), f);
+  CHECK(vt::has_name(fma32, "vyre_wide_fma_f32"));
+  CHECK(vt::has_name(fma32, "vyre_exact_fma_f32"));  // subnormal, inf and NaN operands, subnormal results
+  CHECK(!uses_fma_khr(fma32));
+  CHECK(glsl_fmas(fma32).count == 0);
+  // Its fast path: three f32 -> f64 conversions, one f64 -> f32, f64 mul/add/sub, no f64 fma.
+  const auto wide = function_instructions(fma32, "vyre_wide_fma_f32");
+  const auto exact = function_instructions(fma32, "vyre_exact_fma_f32");
+  REQUIRE(!wide.empty());
+  REQUIRE(!exact.empty());
+  CHECK(wide.at(spv::Op::OpFConvert) == 4);
+  CHECK(wide.at(spv::Op::OpFMul) == 1);
+  CHECK(wide.at(spv::Op::OpFAdd) == 2);
+  CHECK(wide.at(spv::Op::OpFSub) == 4);
+  CHECK(wide.at(spv::Op::OpFunctionCall) == 1);
+  MESSAGE("SPIR-V instructions per f32 fma: wide " << total(wide) << " (its fast path; the fallback call is the emulation's "
+                                                    << total(exact) << ")");
+  CHECK(total(wide) < total(exact) / 2);
+  // The math library's fmas and the seeded f32 division use it; f64 keeps the emulation.
+  const auto math = lowered_valid(exp_program(vyre::Type::F32), f);
+  CHECK(vt::has_name(math, "vyre_wide_fma_f32"));
+  // The seeded f32 div/sqrt's fmas have normal operands and results: the wide fma without its
+  // fallback (test_seeded_div_sqrt checks that it is never needed there).
+  const auto seeded = lowered_valid(div_sqrt_program(vyre::Type::F32), f);
+  CHECK(vt::has_name(seeded, "vyre_seeded_div_f32"));
+  CHECK(vt::has_name(seeded, "vyre_wide_fma_normal_f32"));
+  CHECK(!vt::has_name(seeded, "vyre_wide_fma_f32"));
+  CHECK(!vt::has_name(seeded, "vyre_exact_fma_f32"));
+  const auto normal = function_instructions(seeded, "vyre_wide_fma_normal_f32");
+  REQUIRE(!normal.empty());
+  CHECK(normal.count(spv::Op::OpFunctionCall) == 0);
+  CHECK(normal.count(spv::Op::OpBranchConditional) == 0);
+  CHECK(normal.at(spv::Op::OpFConvert) == 4);
+  const auto fma64 = lowered_valid(fma_program(vyre::Type::F64), f);
+  CHECK(vt::has_name(fma64, "vyre_exact_fma_f64"));
+  CHECK(!vt::has_name(fma64, "vyre_wide_fma_f32"));
+  // Without the source, no wide function.
+  CHECK(!vt::has_name(lowered_valid(fma_program(vyre::Type::F32), with_fma(false, false)), "vyre_wide_fma_f32"));
 }

@@ -3,7 +3,8 @@
 // offers those modes), marked NoContraction so nothing fuses them. fma is fused where the device's
 // fma of the width is (ModuleContext::fused_fma: OpFmaKHR from VK_KHR_shader_fma, or GLSL.std.450
 // Fma after the fma probe passed; rounded once, as SPEC wants). div, sqrt, reciprocal, and fma
-// elsewhere, call the exact integer implementations, inverse_sqrt and the transcendentals the
+// elsewhere, call the exact implementations of math/library.hpp (for f32 fma on a device with f64,
+// FmaSource::Wide, computed in f64), inverse_sqrt and the transcendentals the
 // shared math library (math/library.hpp). Everything else is exact integer work on the bit patterns:
 // comparisons (so a device that flushes denormals still orders them), min/max with SPEC's NaN and
 // signed-zero rules, neg, abs, sign, the rounding functions and the classification predicates.

@@ -52,23 +52,29 @@ struct DeviceFeatures {
   // shaderFmaFloat32 / shaderFmaFloat64 (OpFmaKHR, promised by the driver), or, where the driver
   // does not offer the extension, the fma probe (fma_probe.hpp: GLSL.std.450 Fma, which Vulkan
   // does not promise to fuse, matched the host's std::fma bit for bit on the probe table at create).
+  // Wide (f32 only, not fused by the device: fma32 stays false): where neither gives a fused f32
+  // fma but the device has f64, f32 fma is computed in f64
+  // (plugins/shared/math/algorithms/wide_fma.hpp), exact by construction, with the integer
+  // emulation for subnormal, infinite and NaN operands and subnormal results. The values are the
+  // telemetry gauges fma_source_f32/f64 (0, 1, 2, 3).
   bool fma32 = false, fma64 = false;
-  enum class FmaSource { Emulation, Extension, Probe };
+  enum class FmaSource { Emulation, Extension, Probe, Wide };
   FmaSource fma_source32 = FmaSource::Emulation, fma_source64 = FmaSource::Emulation;
   // div, sqrt and reciprocal per width from a device seed (f32 OpFDiv / InverseSqrt) corrected with
   // fma (plugins/shared/math/algorithms/seeded_div_sqrt.hpp), the exact integer algorithms kept for
-  // the operands it leaves out. Not a device feature but a choice the runtime makes: where fma of
-  // the width is native, unless VYRE_VULKAN_SEEDED_DIV_SQRT says otherwise (device.hpp).
+  // the operands it leaves out. Not a device feature but a choice the runtime makes: where the fma
+  // of the width is exact by construction (Extension, or Wide for f32), unless
+  // VYRE_VULKAN_SEEDED_DIV_SQRT says otherwise (device.hpp).
   bool seeded_div_sqrt32 = false, seeded_div_sqrt64 = false;
 
   // Everything on: what registration declares (the union over devices).
   static DeviceFeatures all();
   FmaSource fma_source(Type t) const { return t == Type::F32 ? fma_source32 : fma_source64; }
-  // Sets fma32/fma64 and the source of width `t` (F32, F64): fused unless `source` is Emulation.
+  // Sets fma32/fma64 and the source of width `t` (F32, F64): fused for Extension and Probe.
   void set_fma(Type t, FmaSource source);
 };
 
-// "extension", "probe" or "emulation".
+// "extension", "probe", "wide" or "emulation".
 const char* fma_source_name(DeviceFeatures::FmaSource source);
 
 inline constexpr std::uint32_t kPushHeaderWords = 5;  // N, tail guard, grid[3]

@@ -37,7 +37,7 @@ DeviceFeatures DeviceFeatures::all() {
 }
 
 void DeviceFeatures::set_fma(Type t, FmaSource source) {
-  const bool fused = source != FmaSource::Emulation;
+  const bool fused = source == FmaSource::Extension || source == FmaSource::Probe;
   if (t == Type::F32) {
     fma32 = fused;
     fma_source32 = source;
@@ -51,6 +51,7 @@ const char* fma_source_name(DeviceFeatures::FmaSource source) {
   switch (source) {
     case DeviceFeatures::FmaSource::Extension: return "extension";
     case DeviceFeatures::FmaSource::Probe: return "probe";
+    case DeviceFeatures::FmaSource::Wide: return "wide";
     case DeviceFeatures::FmaSource::Emulation: break;
   }
   return "emulation";

@@ -5,6 +5,7 @@
 #include "math/algorithms/exact.hpp"
 #include "math/algorithms/functions.hpp"
 #include "math/algorithms/seeded_div_sqrt.hpp"
+#include "math/algorithms/wide_fma.hpp"
 #include "math/spirv_backend.hpp"
 
 namespace vyre::vulkan::math {
@@ -78,11 +79,29 @@ Id seeded_body(codegen::ModuleContext& ctx, SpirvBackend& b, spirv::Function& f,
 bool is_library_op(UnOp op) { return vyre::math::is_library_op(op); }
 
 Id exact_function(codegen::ModuleContext& ctx, ExactOp op, Type type) {
+  if (op == ExactOp::Fma && type == Type::F32 && ctx.features().fma_source32 == DeviceFeatures::FmaSource::Wide) {
+    // f32 fma computed in f64, the integer algorithm for the operands it leaves out.
+    return function_once(ctx, "vyre_wide_fma_f32", type, 3, [&](SpirvBackend& b, spirv::Function& f) {
+      using F = SpirvBackend::F32;
+      const Id t = ctx.type(type);
+      return vyre::math::wide::fma(b, F{f.param(0)}, F{f.param(1)}, F{f.param(2)}, [&](const F& x, const F& y, const F& z) {
+               return F{f.call(t, integer_function(ctx, ExactOp::Fma, type), {x.id, y.id, z.id})};
+             }).id;
+    });
+  }
   if (op == ExactOp::Fma || !ctx.seeded_div_sqrt(type)) return integer_function(ctx, op, type);
   const std::string name = std::string("vyre_seeded_") + exact_name(op) + "_" + std::string(type_name(type));
   return function_once(ctx, name, type, op == ExactOp::Div ? 2 : 1, [&](SpirvBackend& b, spirv::Function& f) {
+    b.use_normal_fma();  // seeded_div_sqrt.hpp's fmas see operands scaled into [1, 4)
     if (type == Type::F32) return seeded_body<P32, SpirvBackend::F32>(ctx, b, f, op, type);
     return seeded_body<P64, SpirvBackend::F64>(ctx, b, f, op, type);
+  });
+}
+
+Id wide_fma_normal_function(codegen::ModuleContext& ctx) {
+  return function_once(ctx, "vyre_wide_fma_normal_f32", Type::F32, 3, [&](SpirvBackend& b, spirv::Function& f) {
+    using F = SpirvBackend::F32;
+    return vyre::math::wide::fma_normal(b, F{f.param(0)}, F{f.param(1)}, F{f.param(2)}).id;
   });
 }
 

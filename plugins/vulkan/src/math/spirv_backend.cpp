@@ -11,6 +11,8 @@ SpirvBackend::F64 SpirvBackend::c(double v) { return {ctx_.module().constant(ctx
 
 SpirvBackend::F32 SpirvBackend::fma(F32 a, F32 b, F32 c) {
   if (ctx_.native_fma(Type::F32)) return {ctx_.fused_fma(f_, Type::F32, a.id, b.id, c.id)};
+  if (normal_fma_ && ctx_.features().fma_source32 == DeviceFeatures::FmaSource::Wide)
+    return {f_.call(ctx_.type(Type::F32), wide_fma_normal_function(ctx_), {a.id, b.id, c.id})};
   return {f_.call(ctx_.type(Type::F32), exact_function(ctx_, ExactOp::Fma, Type::F32), {a.id, b.id, c.id})};
 }
 SpirvBackend::F64 SpirvBackend::fma(F64 a, F64 b, F64 c) {

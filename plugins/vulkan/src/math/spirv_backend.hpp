@@ -2,8 +2,9 @@
 // SPIR-V to one function, computing exactly what CpuBackend (cpu_backend.hpp) computes, so the
 // shared algorithms mean the same on the CPU twin and on the device. IEEE add, sub and mul are the
 // device's (NoContraction); fma is the device's fused fma where it has one (ModuleContext::fused_fma:
-// OpFmaKHR, or GLSL.std.450 Fma after a passed probe),
-// else the exact integer implementation (algorithms/exact.hpp); div and sqrt call the seeded
+// OpFmaKHR, or GLSL.std.450 Fma after a passed probe), else for f32 on a device with f64 the fma
+// computed in f64 (algorithms/wide_fma.hpp, FmaSource::Wide), else the exact integer implementation
+// (algorithms/exact.hpp); div and sqrt call the seeded
 // algorithms (algorithms/seeded_div_sqrt.hpp) or the exact integer ones (math/library.hpp); rounding, comparisons and classification are exact integer work;
 // shifts clamp their amount as the twin's do (SPIR-V leaves amounts >= the width undefined).
 #pragma once
@@ -26,6 +27,10 @@ class SpirvBackend {
   struct Var { Id pointer; };
 
   SpirvBackend(codegen::ModuleContext& ctx, spirv::Function& f) : ctx_(ctx), f_(f), e_(ctx, f) {}
+  // For bodies whose f32 fmas have normal (or zero) operands and results of at least 2^-126 (or
+  // zero) by construction, the seeded div/sqrt: a wide f32 fma is then wide::fma_normal, without
+  // the fallback branch (library.hpp: wide_fma_normal_function).
+  void use_normal_fma() { normal_fma_ = true; }
 
   // ---- constants ----
   F32 c(float v);
@@ -84,6 +89,10 @@ class SpirvBackend {
   // ---- conversions ----
   F32 to_f32(F64 a) { return {cast(Type::F32, Type::F64, a.id)}; }
   F64 to_f64(F32 a) { return {cast(Type::F64, Type::F32, a.id)}; }
+  // The device's OpFConvert alone (no NaN canonicalisation, no exact widening on the bits): for
+  // wide_fma.hpp, which gives it only normal or zero f32 operands and results (no denormals).
+  F64 fconvert(F32 a) { return {e_.fop(spv::Op::OpFConvert, ctx_.type(Type::F64), {a.id})}; }
+  F32 fconvert(F64 a) { return {e_.fop(spv::Op::OpFConvert, ctx_.type(Type::F32), {a.id})}; }
   B32 to_s32(F32 a) { return {cast(Type::I32, Type::F32, a.id)}; }
   B32 to_s32(F64 a) { return {cast(Type::I32, Type::F64, a.id)}; }
   F32 s32_to_f32(B32 a) { return {cast(Type::F32, Type::I32, a.id)}; }
@@ -166,6 +175,7 @@ class SpirvBackend {
   codegen::ModuleContext& ctx_;
   spirv::Function& f_;
   codegen::Emitter e_;
+  bool normal_fma_ = false;
 };
 
 template <> inline Id SpirvBackend::type_of<SpirvBackend::F32>() { return ctx_.type(Type::F32); }

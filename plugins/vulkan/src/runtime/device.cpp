@@ -79,13 +79,15 @@ static std::string seeded_div_sqrt_choice() {
        "unset it (seeded div/sqrt where the device has native fma), or set 0 (never) or 1 (always)");
 }
 
-// By default only over an fma the driver promises (VK_KHR_shader_fma): on the H200 (driver
-// 580.159) with a probed f64 Fma, conform failed un.tan.f64 with the seeded f64 division (133 of
-// 1091 results with the wrong sign) and passed without it; the probed fma itself passed.
+// By default only over an fma that is exact by construction: the one the driver promises
+// (VK_KHR_shader_fma), or for f32 the one computed in f64 (Wide). Not over a probed fma: on the
+// H200 (driver 580.159) with a probed f64 Fma, conform failed un.tan.f64 with the seeded f64
+// division (133 of 1091 results with the wrong sign) and passed without it; the probed fma itself passed.
 void Device::choose_seeded_div_sqrt() {
   DeviceFeatures& f = features_;
   using Source = DeviceFeatures::FmaSource;
-  f.seeded_div_sqrt32 = seeded_choice_ == "1" || (seeded_choice_.empty() && f.fma32 && f.fma_source32 == Source::Extension);
+  const bool exact32 = (f.fma32 && f.fma_source32 == Source::Extension) || f.fma_source32 == Source::Wide;
+  f.seeded_div_sqrt32 = seeded_choice_ == "1" || (seeded_choice_.empty() && exact32);
   f.seeded_div_sqrt64 = seeded_choice_ == "1" || (seeded_choice_.empty() && f.fma64 && f.fma_source64 == Source::Extension);
 }
 

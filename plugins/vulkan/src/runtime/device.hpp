@@ -23,11 +23,13 @@
 namespace vyre::vulkan {
 
 inline constexpr const char* kDeviceOrdinalEnv = "VYRE_VULKAN_DEVICE_ORDINAL";
-// "1": never enable VK_KHR_shader_fma and never run the fma probe (runtime.cpp), so fma stays the
-// exact integer emulation whatever the device offers (A/B measurements, or a driver whose fma is wrong).
+// "1": never enable VK_KHR_shader_fma, never run the fma probe and never compute f32 fma in f64
+// (wide) (runtime.cpp), so fma stays the exact integer emulation whatever the device offers (A/B
+// measurements, or a driver whose fma or f64 arithmetic is wrong).
 inline constexpr const char* kDisableNativeFmaEnv = "VYRE_VULKAN_DISABLE_NATIVE_FMA";
 bool native_fma_allowed();
-// Seeded div/sqrt (DeviceFeatures::seeded_div_sqrt32/64): unset = where fma of the width is native;
+// Seeded div/sqrt (DeviceFeatures::seeded_div_sqrt32/64): unset = where fma of the width is exact by
+// construction (VK_KHR_shader_fma; for f32 also the fma computed in f64, FmaSource::Wide);
 // "0" = never (the exact integer algorithms); "1" = always, also over the emulated fma (slow: for
 // testing the seeded path on a device without VK_KHR_shader_fma, e.g. lavapipe). Anything else is
 // VYRE_ERR_INVALID_ARGUMENT at create.

@@ -45,9 +45,9 @@ struct FmaProbeOutcome {
 };
 
 // The fma probe of width `t` (F32, F64; codegen/fma_probe.hpp), at create while `rt` is not yet
-// shared: GLSL.std.450 Fma stays the width's fma (FmaSource::Probe, and the seeded div/sqrt that
-// follows it) only when every probe result matches; anything else (a mismatch, any failure of the
-// compile or dispatch) leaves the emulation.
+// shared: GLSL.std.450 Fma stays the width's fma (FmaSource::Probe) only when every probe result
+// matches; anything else (a mismatch, any failure of the compile or dispatch) leaves the emulation
+// (which Runtime::open then replaces with FmaSource::Wide for f32 where the device has f64).
 FmaProbeOutcome probe_fma(const std::shared_ptr<Runtime>& rt, Type t) noexcept;
 // One probe dispatch over `cases` with the device's current features: the number of results that
 // differ from the expected bits. Throws what the compile or dispatch throws.

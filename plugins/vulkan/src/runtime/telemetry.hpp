@@ -1,8 +1,10 @@
 // The Vulkan runtime's counters, reported through metrics_snapshot. Relaxed atomics; `reset`
 // zeroes the counters, not the gauges. native_fma_f32/f64: 1 where the device computes fma of that
-// width fused, 0 where it is the exact integer emulation; fma_source_f32/f64: where the fused fma
-// comes from: 0 emulation, 1 extension (VK_KHR_shader_fma, OpFmaKHR), 2 probe (GLSL.std.450 Fma
-// matched the host's std::fma on the probe table at create: codegen/fma_probe.hpp); fma_probe_f32/f64:
+// width fused (sources 1 and 2), 0 otherwise; fma_source_f32/f64: where the fma comes from:
+// 0 emulation (exact integer work), 1 extension (VK_KHR_shader_fma, OpFmaKHR), 2 probe
+// (GLSL.std.450 Fma matched the host's std::fma on the probe table at create: codegen/fma_probe.hpp),
+// 3 wide (f32 only: computed in f64, plugins/shared/math/algorithms/wide_fma.hpp,
+// where the device has f64 but neither 1 nor 2 for f32); fma_probe_f32/f64:
 // 0 not run (the extension, no f64, or VYRE_VULKAN_DISABLE_NATIVE_FMA=1), 1 passed, 2 mismatched,
 // 3 failed to compile or run; fma_probe_mismatches_f32/f64: the table entries that differed;
 // seeded_div_sqrt_f32/f64: 1 where div/sqrt/reciprocal use the seeded algorithms (lowering.hpp).
