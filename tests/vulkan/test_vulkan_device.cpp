@@ -437,6 +437,7 @@ TEST_CASE("fma is bit-exact with the device's OpFmaKHR (VK_KHR_shader_fma) and w
 
 TEST_CASE("the fma probe decides each width's fma at create, and VYRE_VULKAN_DISABLE_NATIVE_FMA=1 skips it") {
   {
+    const vt::ScopedEnv wide("VYRE_VULKAN_WIDE_FMA", "1");
     const auto vk = vt::vulkan();
     for (const std::string w : {"f32", "f64"}) {
       INFO(w);
@@ -528,14 +529,13 @@ void hard_f32_triples(std::vector<float>& a, std::vector<float>& x, std::vector<
   }
 }
 
-}  // namespace
-
-TEST_CASE("f32 fma gives std::fma's bits over hard triples; without a fused fma but with f64 it is wide") {
-  const auto vk = vt::vulkan();
+// std::fma's bits over the hard triples; `wide_requested`: the source is wide wherever the device
+// has f64 and no fused f32 fma (lavapipe: the probe fails), else never wide.
+void check_hard_f32_triples(const vyre::host::Backend& vk, bool wide_requested) {
   const std::uint64_t source = vt::metric(vk, "fma_source_f32");
   MESSAGE("fma f32: " << fma_source_text(vk, "f32"));
-  // Wide wherever the device has f64 and no fused f32 fma (lavapipe: the probe fails).
-  if (vt::metric(vk, "fma_probe_f64") != 0 && source != 1 && source != 2) CHECK(source == 3);
+  if (!wide_requested) CHECK(source != 3);
+  if (wide_requested && vt::metric(vk, "fma_probe_f64") != 0 && source != 1 && source != 2) CHECK(source == 3);
   std::vector<float> a, x, y;
   hard_f32_triples(a, x, y);
   const auto n = static_cast<std::uint32_t>(a.size());
@@ -561,6 +561,16 @@ TEST_CASE("f32 fma gives std::fma's bits over hard triples; without a fused fma 
   }
   CHECK(wrong == 0);
   MESSAGE(n << " f32 fma results checked");
+}
+
+}  // namespace
+
+TEST_CASE("f32 fma gives std::fma's bits over hard triples; without a fused fma but with f64 it is wide on request") {
+  for (const char* wide : {static_cast<const char*>(nullptr), "1"}) {
+    const vt::ScopedEnv env("VYRE_VULKAN_WIDE_FMA", wide);
+    INFO("VYRE_VULKAN_WIDE_FMA " << (wide ? wide : "unset"));
+    check_hard_f32_triples(vt::vulkan(), wide != nullptr);
+  }
 }
 
 TEST_CASE("a passed probe makes GLSL.std.450 Fma the fma, with seeded div/sqrt (VYRE_VULKAN_FMA_PROBE_TABLE=exact)") {

@@ -70,6 +70,11 @@ bool native_fma_allowed() {
   return text == nullptr || std::strcmp(text, "1") != 0;
 }
 
+bool wide_fma_requested() {
+  const char* text = std::getenv(kWideFmaEnv);
+  return text != nullptr && std::strcmp(text, "1") == 0;
+}
+
 // VYRE_VULKAN_SEEDED_DIV_SQRT: "", "0" or "1".
 static std::string seeded_div_sqrt_choice() {
   const char* text = std::getenv(kSeededDivSqrtEnv);

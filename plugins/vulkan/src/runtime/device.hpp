@@ -28,6 +28,13 @@ inline constexpr const char* kDeviceOrdinalEnv = "VYRE_VULKAN_DEVICE_ORDINAL";
 // measurements, or a driver whose fma or f64 arithmetic is wrong).
 inline constexpr const char* kDisableNativeFmaEnv = "VYRE_VULKAN_DISABLE_NATIVE_FMA";
 bool native_fma_allowed();
+// "1": where neither VK_KHR_shader_fma nor the probe gives a fused f32 fma, compute it in f64
+// (FmaSource::Wide, wide_fma.hpp) instead of the integer emulation. Off by default: exact on
+// lavapipe, but on NVIDIA's driver (580.159, H200, 2026-11-27) conform then fails un.log/log2.f32
+// at subnormal x and un.sin/cos/tan.f32 at huge x although fma.f32 itself passes (cause not found;
+// docs/SEMANTICS.md).
+inline constexpr const char* kWideFmaEnv = "VYRE_VULKAN_WIDE_FMA";
+bool wide_fma_requested();
 // Seeded div/sqrt (DeviceFeatures::seeded_div_sqrt32/64): unset = where fma of the width is exact by
 // construction (VK_KHR_shader_fma; for f32 also the fma computed in f64, FmaSource::Wide);
 // "0" = never (the exact integer algorithms); "1" = always, also over the emulated fma (slow: for

@@ -27,10 +27,12 @@ std::shared_ptr<Runtime> Runtime::open(const vyre::CreateOptions& options) {
   if (native_fma_allowed()) {
     if (!rt->device->features().fma32) probe32 = probe_fma(rt, Type::F32);
     if (!rt->device->features().fma64 && rt->device->features().float64) probe64 = probe_fma(rt, Type::F64);
-    // Neither gives a fused f32 fma: compute it in f64 (wide_fma.hpp) where the device has f64
-    // (and the 64-bit integers of its fallback), exact by construction (wide_fma.hpp).
+    // Neither gives a fused f32 fma: on request (VYRE_VULKAN_WIDE_FMA=1, device.hpp says why not by
+    // default) compute it in f64 (wide_fma.hpp) where the device has f64 (and the 64-bit integers
+    // of its fallback).
     const DeviceFeatures& f = rt->device->features();
-    if (!f.fma32 && f.float64 && f.int64) rt->device->set_fma(Type::F32, DeviceFeatures::FmaSource::Wide);
+    if (!f.fma32 && f.float64 && f.int64 && wide_fma_requested())
+      rt->device->set_fma(Type::F32, DeviceFeatures::FmaSource::Wide);
   }
   rt->telemetry.reset();  // the probe's dispatches are not the user's
   const DeviceFeatures& f = rt->device->features();
