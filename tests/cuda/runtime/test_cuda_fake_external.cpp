@@ -231,51 +231,59 @@ TEST_CASE("dispatch_resident_after waits on the device for work queued on the ca
   producer.synchronize();
 }
 
+namespace {
+
+// What the refusal tests dispatch: mix over x = 2s and y = 1s (x becomes 7s when it runs).
+struct RefusedDispatch {
+  static constexpr std::uint32_t n = 256;
+  vyre::host::Program mix = fake().compile(mix_program(n));
+  ResidentBuffer x = filled(2);
+  ResidentBuffer y = filled(1);
+  std::vector<Binding> bindings{Binding::of(x), Binding::of(y)};
+
+  static ResidentBuffer filled(std::uint32_t value) {
+    ResidentBuffer buffer = fake().alloc(n * 4);
+    fake().upload(buffer, 0, bytes(std::vector<std::uint32_t>(n, value)));
+    return buffer;
+  }
+  std::vector<std::uint32_t> x_words() const { return words(fake().download(x, 0, n * 4)); }
+};
+
+}  // namespace
+
 TEST_CASE("dispatch_resident_after refuses a stream the driver refuses and queues nothing") {
   FakeScope scope(Kernel::Mix);
-  const std::uint32_t n = 256;
-  const auto mix = fake().compile(mix_program(n));
-  const ResidentBuffer x = fake().alloc(n * 4);
-  const ResidentBuffer y = fake().alloc(n * 4);
-  fake().upload(x, 0, bytes(std::vector<std::uint32_t>(n, 2)));
-  fake().upload(y, 0, bytes(std::vector<std::uint32_t>(n, 1)));
+  const RefusedDispatch d;
   std::uint64_t gone = 0;
   {
     DriverStream destroyed;
     gone = destroyed.handle();
   }
-  const std::vector<Binding> bindings{Binding::of(x), Binding::of(y)};
-  expect_error([&] { fake().dispatch_resident_after(mix, bindings, VYRE_NATIVE_STREAM_CUDA, gone); },
+  expect_error([&] { fake().dispatch_resident_after(d.mix, d.bindings, VYRE_NATIVE_STREAM_CUDA, gone); },
                VYRE_ERR_INVALID_ARGUMENT);
   CHECK(FakeScope::stats().violations == 1);  // the fake counts the unknown stream; the plugin only passed it on
   fake_cuda_reset_counters();
-  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 2));  // nothing ran
-  fake().dispatch_resident(mix, bindings);                                          // still usable
-  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 7));
+  CHECK(d.x_words() == std::vector<std::uint32_t>(d.n, 2));  // nothing ran
+  fake().dispatch_resident(d.mix, d.bindings);               // still usable
+  CHECK(d.x_words() == std::vector<std::uint32_t>(d.n, 7));
 }
 
 TEST_CASE("dispatch_resident_after refuses a stream that is capturing a graph, and the capture survives") {
   FakeScope scope(Kernel::Mix);
-  const std::uint32_t n = 256;
-  const auto mix = fake().compile(mix_program(n));
-  const ResidentBuffer x = fake().alloc(n * 4);
-  const ResidentBuffer y = fake().alloc(n * 4);
-  fake().upload(x, 0, bytes(std::vector<std::uint32_t>(n, 2)));
-  fake().upload(y, 0, bytes(std::vector<std::uint32_t>(n, 1)));
-  const std::vector<Binding> bindings{Binding::of(x), Binding::of(y)};
+  const RefusedDispatch d;
   DriverStream producer;
   producer.begin_capture();
   fake_cuda_reset_call_counts();
-  expect_error([&] { fake().dispatch_resident_after(mix, bindings, VYRE_NATIVE_STREAM_CUDA, producer.handle()); },
+  expect_error([&] { fake().dispatch_resident_after(d.mix, d.bindings, VYRE_NATIVE_STREAM_CUDA, producer.handle()); },
                VYRE_ERR_UNSUPPORTED);
   CHECK(fake_cuda_call_count("cuEventRecord") == 0);  // nothing recorded into the capture
   CHECK(fake_cuda_call_count("cuStreamWaitEvent") == 0);
   CHECK(fake_cuda_call_count("cuGraphLaunch") + fake_cuda_call_count("cuLaunchKernel") == 0);
   CHECK(FakeScope::stats().violations == 0);
-  producer.end_capture();  // the caller's capture ends normally
-  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 2));  // nothing ran
-  fake().dispatch_resident_after(mix, bindings, VYRE_NATIVE_STREAM_CUDA, producer.handle());  // after it: runs
-  CHECK(words(fake().download(x, 0, n * 4)) == std::vector<std::uint32_t>(n, 7));
+  producer.end_capture();                                     // the caller's capture ends normally
+  CHECK(d.x_words() == std::vector<std::uint32_t>(d.n, 2));  // nothing ran
+  fake().dispatch_resident_after(d.mix, d.bindings, VYRE_NATIVE_STREAM_CUDA, producer.handle());  // after it: runs
+  CHECK(d.x_words() == std::vector<std::uint32_t>(d.n, 7));
 }
 
 TEST_CASE("a backend without the native-stream extension says so") {
