@@ -17,6 +17,11 @@ const vyre_native_stream_extension kExtension{
     kit::dispatch_resident_after,  // ResidentRun honours ResidentDispatch::after_native_stream
 };
 
+// The fix for a stream the driver refuses (another device or context, a destroyed stream).
+constexpr const char* kLiveStreamFix =
+    "pass a live stream of this instance's device in its primary context (torch.cuda.current_stream(device)"
+    ".cuda_stream, cupy.cuda.get_current_stream().ptr), or 0 for the legacy default stream";
+
 }  // namespace
 
 const vyre_extension* native_stream_extension() { return &kExtension.base; }
@@ -30,8 +35,7 @@ void refuse_capturing_stream(const Runtime& runtime, std::uint64_t native) {
     fail(VYRE_ERR_INVALID_ARGUMENT,
          fmt::format("cuStreamIsCapturing on the native stream {:#x} failed: {}; nothing was queued", native,
                      driver.describe(queried)),
-         "pass a live stream of this instance's device in its primary context (torch.cuda.current_stream(device)"
-         ".cuda_stream, cupy.cuda.get_current_stream().ptr), or 0 for the legacy default stream");
+         kLiveStreamFix);
   }
   if (capture != drv::CU_STREAM_CAPTURE_STATUS_NONE) {
     fail(VYRE_ERR_UNSUPPORTED,
@@ -51,8 +55,7 @@ void wait_for_native_stream(Runtime& runtime, drv::CUstream own, std::uint64_t n
     fail(VYRE_ERR_INVALID_ARGUMENT,
          fmt::format("cuEventRecord on the native stream {:#x} failed: {}; nothing was queued", native,
                      driver.describe(recorded)),
-         "pass a live stream of this instance's device in its primary context (torch.cuda.current_stream(device)"
-         ".cuda_stream, cupy.cuda.get_current_stream().ptr), or 0 for the legacy default stream");
+         kLiveStreamFix);
   }
   // The wait takes the event as recorded now: the event may go back to the pool afterwards.
   driver.check(driver.cuStreamWaitEvent(own, event->get(), 0), "cuStreamWaitEvent(native stream)");
