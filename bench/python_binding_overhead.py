@@ -94,8 +94,22 @@ def variants_for(backend, program, torch=None, cuda=False):
     return out
 
 
+def run_variants_for(backend, program):
+    """P8's call (a host round trip with NumPy arrays) against P2's (Backend::dispatch in C++)."""
+    a = np.arange(ELEMENTS, dtype=np.uint32)
+    b = a[::-1].copy()
+    out = backend.run(program, a=a, b=b)
+    if backend.id != "cuda" or "fake" not in backend.device["name"].lower():
+        assert (out == (a ^ b)).all(), "run's output differs from a ^ b"
+    return [
+        ("C++ dispatch (P2's call)", lambda n: backend._cpp_run_loop(program, [a, b], n)),
+        ("py run(xor, a=a, b=b) (P8's call)", python_loop(lambda: backend.run(program, a=a, b=b))),
+        ("py run(xor, a, b) positional", python_loop(lambda: backend.run(program, a, b))),
+    ]
+
+
 def report(title, best):
-    cpp = best["C++ dispatch_resident"]
+    cpp = next(value for name, value in best.items() if name.startswith("C++"))
     print(title)
     for name, value in best.items():
         extra = "" if name.startswith(("C++", "py loop floor")) else f"  (+{value - cpp:.2f} over C++)"
@@ -115,12 +129,17 @@ def main():
     registry = vyre.Registry(use_environment=False)
     backend = registry.create("reference_cpu")
     report("reference_cpu", measure(variants_for(backend, program, torch), args.batches, args.calls))
+    report("reference_cpu, host round trip", measure(run_variants_for(backend, program), args.batches, args.calls))
     if args.fake:
         os.environ["VYRE_CUDA_DRIVER_LIBRARY"] = args.fake
         backend = vyre.Registry(use_environment=False).create("cuda")
         report("cuda over the fake driver", measure(variants_for(backend, program), args.batches, args.calls))
+        report("cuda over the fake driver, host round trip",
+               measure(run_variants_for(backend, program), args.batches, args.calls))
     elif args.cuda:
         backend = registry.create("cuda")
+        report(f"cuda ({backend.device['name']}), host round trip",
+               measure(run_variants_for(backend, program), args.batches, args.calls))
         torch = torch if torch is not None and torch.cuda.is_available() else None
         report(f"cuda ({backend.device['name']})",
                measure(variants_for(backend, program, torch, cuda=True), args.batches, args.calls))

@@ -1,12 +1,14 @@
 // NumPy arrays in and out of host dispatches (docs/PYTHON.md, "Types"). Each storage type has one
 // dtype; an input of that dtype and C-contiguous is passed without a copy, anything else array-like
-// (a list, a strided view) is converted to it, and an ndarray of another dtype is an error (a
-// silent cast would hide a bug). bool buffers hold 4-byte words: a bool array is converted to and
+// (a list, a strided view, a byte-swapped array) is converted to it, and an ndarray of another
+// dtype is an error (a silent cast would hide a bug). bool buffers hold 4-byte words: a bool array is converted to and
 // from them (a uint32 array of 0/1 words is taken as it is). bf16 has no NumPy dtype: its buffers
 // exchange the raw bits as uint16 (vyre.bf16 converts from and to float32); an ml_dtypes bfloat16
 // array is taken as its bits.
 #include <array>
+#include <bit>
 #include <cstring>
+#include <optional>
 
 #include <vyre/error.hpp>
 
@@ -38,8 +40,15 @@ const char* dtype_name(Type t) {
 // The dtype the buffer's bytes have on the host side (bool: its 4-byte words).
 py::dtype word_dtype(Type t) { return dtype_of(t == Type::Bool ? Type::U32 : t); }
 
-bool same_dtype(const py::dtype& a, const py::dtype& b) {
+bool same_values(const py::dtype& a, const py::dtype& b) {
   return a.kind() == b.kind() && a.itemsize() == b.itemsize();
+}
+
+// Elements in this machine's byte order ('=' native, '|' not applicable; '<' or '>' may name it).
+bool native_order(const py::dtype& d) {
+  const char order = d.byteorder();
+  constexpr char kNative = std::endian::native == std::endian::little ? '<' : '>';
+  return order == '=' || order == '|' || order == kNative;
 }
 
 bool is_bfloat16(const py::dtype& d) {
@@ -68,7 +77,20 @@ py::dtype dtype_of(Type t) {
   return *slot;
 }
 
+// The common input, seen without a call into NumPy: an ndarray (not a subclass) of exactly the
+// buffer's dtype object (NumPy's builtin descriptors are singletons), C-contiguous. Null otherwise.
+std::optional<HostInput> plain_view(const BufferDecl& decl, const py::handle& value) {
+  static PyTypeObject* const ndarray = py::detail::npy_api::get().PyArray_Type_;
+  if (Py_TYPE(value.ptr()) != ndarray || decl.element == Type::Bool) return std::nullopt;
+  const py::detail::PyArray_Proxy* a = py::detail::array_proxy(value.ptr());
+  if (a->descr != dtype_of(decl.element).ptr() || (a->flags & py::array::c_style) == 0) return std::nullopt;
+  std::size_t n = byte_size(decl.element);
+  for (int d = 0; d < a->nd; ++d) n *= static_cast<std::size_t>(a->dimensions[d]);
+  return HostInput{py::reinterpret_borrow<py::object>(value), host::Bytes(reinterpret_cast<const std::byte*>(a->data), n)};
+}
+
 HostInput host_input(const BufferDecl& decl, const py::handle& value) {
+  if (std::optional<HostInput> plain = plain_view(decl, value)) return std::move(*plain);
   const py::dtype want = word_dtype(decl.element);
   if (!py::isinstance<py::array>(value)) {
     // A list or another array-like: converted (bool lists through bool).
@@ -77,7 +99,7 @@ HostInput host_input(const BufferDecl& decl, const py::handle& value) {
   }
   py::array a = py::reinterpret_borrow<py::array>(value);
   const py::dtype have = a.dtype();
-  if (same_dtype(have, want)) return view(a);
+  if (same_values(have, want)) return native_order(have) ? view(a) : view(a.attr("astype")(want));  // byte-swapped: converted
   if (decl.element == Type::Bool && have.kind() == 'b') return view(a.attr("astype")(want));
   if (decl.element == Type::BF16 && is_bfloat16(have)) return view(a.attr("view")(want));
   invalid_argument("input '" + decl.name + "' is a " + py::str(have.attr("name")).cast<std::string>() +

@@ -2,11 +2,13 @@
 // metrics. run(program, *args, **kwargs) takes an optional Config first, then inputs by position
 // (declaration order) and by buffer name; it returns the one output array, or a tuple of them in
 // declaration order. The GIL is released while a backend works.
+#include <chrono>
 #include <cstring>
 
 #include <vyre/error.hpp>
 
 #include "bindings.hpp"
+#include "fast_call.hpp"
 
 namespace vyre::python {
 
@@ -138,6 +140,63 @@ py::object outputs_result(const PyProgram& program, std::vector<py::array> array
   return out;
 }
 
+namespace {
+
+// ---- run's fast entry ----------------------------------------------------------------------------
+//
+// run is a host round trip per call: its binding is a fast-call entry (fast_call.hpp). Inputs are
+// matched to the program's input buffers, viewed (host_input: a plain C-contiguous array of the
+// buffer's dtype without a copy), the outputs allocated as arrays, and the dispatch made with the
+// GIL released. Every other call shape goes to the general binding (_run); so does every error
+// raised here (through pybind11's translation).
+
+constexpr std::size_t kInlineBuffers = 8;
+
+PyObject* run_fast(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  static PyObject* const general_name = PyUnicode_InternFromString("_run");  // never released
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const auto general = [&] { return call_general(self, general_name, args, static_cast<std::size_t>(nargsf), kwnames); };
+  try {
+    const FastTypes& types = fast_types();
+    const auto* backend = exact_value<PyBackend>(self, types.backend, types.backend_info);
+    const auto* program = nargs >= 1 ? exact_value<PyProgram>(args[0], types.program, types.program_info) : nullptr;
+    if (backend == nullptr || program == nullptr || (kwnames != nullptr && program->binds_program_name())) return general();
+    const vyre::Program& ir = program->ir();
+    const std::vector<std::size_t>& slots = program->inputs();
+    const std::size_t n = slots.size();
+    SmallArray<PyObject*, kInlineBuffers> objects(n);
+    DispatchConfig config;
+    if (!match_arguments(args, nargs, kwnames, [&](std::size_t k) -> const std::string& { return ir.buffers[slots[k]].name; },
+                         objects.span(), config))
+      return general();
+
+    SmallArray<HostInput, kInlineBuffers> held(n);
+    SmallArray<host::Bytes, kInlineBuffers> in(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      held[k] = host_input(ir.buffers[slots[k]], objects[k]);
+      in[k] = held[k].bytes;
+    }
+    const host::Program compiled = program->compiled_for(backend->backend);
+    const std::vector<std::size_t> sizes = compiled.output_sizes(in.span());
+    std::vector<py::array> arrays;
+    arrays.reserve(sizes.size());
+    SmallArray<host::MutableBytes, kInlineBuffers> out(sizes.size());
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      arrays.push_back(new_output(ir.buffers[program->outputs()[k]], sizes[k]));
+      out[k] = writable_bytes(arrays.back());
+    }
+    {
+      py::gil_scoped_release release;
+      backend->backend.dispatch_into(compiled, in.span(), out.span(), config);
+    }
+    return outputs_result(*program, std::move(arrays)).release().ptr();
+  } catch (...) {
+    return raise_translated(std::current_exception());
+  }
+}
+
+}  // namespace
+
 void bind_backend(py::module_& m) {
   py::class_<PyPending>(m, "Pending",
       "An asynchronous dispatch; wait() returns its outputs (None for a resident dispatch).")
@@ -164,8 +223,8 @@ void bind_backend(py::module_& m) {
       .def("compile", [](const PyBackend& b, const py::handle& program) {
         program_arg(program)->compiled_for(b.backend);
       }, "Compile now (run() compiles on first use and reuses the result).")
-      .def("run", [](const PyBackend& b, const py::handle& program, const py::args& args,
-                     const py::kwargs& kwargs) {
+      .def("_run", [](const PyBackend& b, const py::handle& program, const py::args& args,
+                      const py::kwargs& kwargs) {
         RunArguments run = run_arguments(program_arg(program), args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
         Outputs out = allocate_outputs(*run.program, compiled, run.inputs);
@@ -175,7 +234,7 @@ void bind_backend(py::module_& m) {
           b.backend.dispatch_into(compiled, in, out.spans, run.config);
         }
         return outputs_result(*run.program, std::move(out.arrays));
-      }, py::arg("program"))
+      }, py::arg("program"), "run's general binding (run takes the calls it cannot).")
       .def("run_async", [](const PyBackend& b, const py::handle& program, const py::args& args,
                            const py::kwargs& kwargs) {
         RunArguments run = run_arguments(program_arg(program), args, kwargs);
@@ -207,6 +266,25 @@ void bind_backend(py::module_& m) {
         }
         return py::make_tuple(outputs_result(*run.program, std::move(arrays)), timing_dict(timed.timing));
       }, py::arg("program"), "Like run, and the timing: (outputs, {wall_ns, device_ns, enqueue_ns, wait_ns}).")
+      // For benchmarks of the binding's own cost (bench/python_binding_overhead.py --run): `calls`
+      // host round trips of `program` on these arrays straight from the C++ host API
+      // (Backend::dispatch, as vyre-bench P2 calls it), the GIL released; returns the nanoseconds.
+      .def("_cpp_run_loop", [](const PyBackend& b, const py::handle& program, const py::list& arrays,
+                               std::uint64_t calls) {
+        const std::shared_ptr<PyProgram> p = program_arg(program);
+        const host::Program compiled = p->compiled_for(b.backend);
+        if (arrays.size() != p->inputs().size())
+          invalid_argument("expected one array per input buffer", "pass them in declaration order");
+        std::vector<HostInput> held;
+        for (std::size_t k = 0; k < arrays.size(); ++k)
+          held.push_back(host_input(p->ir().buffers[p->inputs()[k]], arrays[k]));
+        const std::vector<host::Bytes> in = spans(held);
+        py::gil_scoped_release release;
+        const auto start = std::chrono::steady_clock::now();
+        for (std::uint64_t i = 0; i < calls; ++i) (void)b.backend.dispatch(compiled, in);
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+      }, py::arg("program"), py::arg("arrays"), py::arg("calls"))
       .def("pipeline", [](const PyBackend& b, const py::handle& program, std::optional<DispatchConfig> config,
                           std::uint32_t flags) {
         std::shared_ptr<PyProgram> p = program_arg(program);
@@ -223,6 +301,14 @@ void bind_backend(py::module_& m) {
       })
       .def("reset_metrics", [](const PyBackend& b) { b.backend.reset_metrics(); })
       .def("__repr__", [](const PyBackend& b) { return "<vyre.Backend " + b.backend.label() + ">"; });
+
+  // run(program, *args, **kwargs): the fast entry (above); _run is its general binding.
+  static PyMethodDef run_def{
+      "run", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&run_fast)), METH_FASTCALL | METH_KEYWORDS,
+      "run(program, [config,] *inputs, **inputs): a synchronous host dispatch; every input buffer given an array "
+      "(by position in declaration order, or by name); returns the output array, or a tuple of them in "
+      "declaration order."};
+  install_fast_method(m.attr("Backend"), run_def);
 }
 
 }  // namespace vyre::python

@@ -16,49 +16,11 @@
 #include <vyre/error.hpp>
 
 #include "bindings.hpp"
+#include "fast_call.hpp"
 
 namespace vyre::python {
 
 namespace {
-
-// The registered Python types of the classes a resident dispatch recognizes, looked up once.
-struct FastTypes {
-  PyTypeObject* backend;
-  const py::detail::type_info* backend_info;
-  PyTypeObject* program;
-  const py::detail::type_info* program_info;
-  PyTypeObject* resident;
-  const py::detail::type_info* resident_info;
-  PyTypeObject* config;
-  const py::detail::type_info* config_info;
-};
-
-template <class T>
-std::pair<PyTypeObject*, const py::detail::type_info*> registered() {
-  const py::detail::type_info* info = py::detail::get_type_info(typeid(T), true);
-  return {info->type, info};
-}
-
-const FastTypes& fast_types() {
-  static const FastTypes types = [] {
-    FastTypes t{};
-    std::tie(t.backend, t.backend_info) = registered<PyBackend>();
-    std::tie(t.program, t.program_info) = registered<PyProgram>();
-    std::tie(t.resident, t.resident_info) = registered<PyResident>();
-    std::tie(t.config, t.config_info) = registered<DispatchConfig>();
-    return t;
-  }();
-  return types;
-}
-
-// The C++ value of a Python object of exactly the registered type `type` (no subclass), or null.
-template <class T>
-T* exact_value(PyObject* object, PyTypeObject* type, const py::detail::type_info* info) {
-  if (Py_TYPE(object) != type) return nullptr;
-  auto* instance = reinterpret_cast<py::detail::instance*>(object);
-  if (instance->simple_layout) return static_cast<T*>(instance->simple_value_holder[0]);
-  return static_cast<T*>(instance->get_value_and_holder(info).value_ptr());
-}
 
 // Another instance's buffer is rejected by the host wrapper (VYRE_ERR_INVALID_HANDLE).
 PyResident resident_arg(const py::handle& h) {
@@ -187,79 +149,11 @@ void dispatch_after_producers(const PyBackend& b, ResidentArguments& run) {
 
 // ---- run_resident's fast entry ------------------------------------------------------------------
 //
-// run_resident is called per dispatch, so its binding is written against the CPython calling
-// convention (METH_FASTCALL | METH_KEYWORDS: no argument tuple or keyword dict is built) instead
-// of pybind11's dispatcher (which builds both, matches overloads and looks a type up in a hash
-// table for every argument it casts). Exact vyre types are recognized by their Python type
-// object; the buffers' keywords are matched against the program's buffer names; ResidentBuffers
-// are bound without copying anything but their handle; the bindings live on the stack. Anything
-// else (another argument shape, a subclass, an unknown or repeated keyword, a missing buffer)
-// goes to the general binding (_run_resident), which behaves as run_resident always did and
-// raises its errors; so does every error raised here (through pybind11's translation).
-
-// Whether the str `name` spells `expected` (keywords are str; anything else never matches).
-bool spells(PyObject* name, const std::string& expected) {
-  Py_ssize_t length = 0;
-  const char* text = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &length) : nullptr;
-  if (text == nullptr) {
-    PyErr_Clear();
-    return false;
-  }
-  return static_cast<std::size_t>(length) == expected.size() && std::memcmp(text, expected.data(), expected.size()) == 0;
-}
-
-// n value-initialized elements: up to kInline of them on the stack (only those n constructed), more
-// on the heap.
-template <class T, std::size_t kInline>
-class SmallArray {
- public:
-  explicit SmallArray(std::size_t n) : size_(n) {
-    if (n > kInline) {
-      heap_.resize(n);
-      data_ = heap_.data();
-      return;
-    }
-    data_ = reinterpret_cast<T*>(storage_);
-    for (std::size_t i = 0; i < n; ++i) new (data_ + i) T();
-  }
-  SmallArray(const SmallArray&) = delete;
-  SmallArray& operator=(const SmallArray&) = delete;
-  ~SmallArray() {
-    if (size_ <= kInline)
-      for (std::size_t i = 0; i < size_; ++i) data_[i].~T();
-  }
-  T& operator[](std::size_t i) { return data_[i]; }
-  std::span<const T> span() const { return {data_, size_}; }
-
- private:
-  std::size_t size_;
-  T* data_ = nullptr;
-  alignas(T) unsigned char storage_[sizeof(T) * kInline];
-  std::vector<T> heap_;
-};
-
-// A C++ exception as the Python error pybind11 would raise for it (its registered translators):
-// the exception is rethrown inside a pybind11 function, whose dispatcher translates it.
-PyObject* raise_translated(std::exception_ptr error) {
-  static thread_local std::exception_ptr pending;
-  static PyObject* const rethrow = py::cpp_function([] {
-    std::exception_ptr e = std::move(pending);
-    pending = nullptr;
-    std::rethrow_exception(e);
-  }).release().ptr();  // never released: used until exit
-  pending = std::move(error);
-  PyObject* result = PyObject_CallNoArgs(rethrow);
-  Py_XDECREF(result);  // null: the error is set
-  return nullptr;
-}
-
-// The general binding of run_resident, for every call the fast entry does not take.
-PyObject* run_resident_general(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) {
-  static PyObject* const name = PyUnicode_InternFromString("_run_resident");  // never released
-  const auto method = py::reinterpret_steal<py::object>(PyObject_GetAttr(self, name));
-  if (!method) return nullptr;
-  return PyObject_Vectorcall(method.ptr(), args, nargsf, kwnames);
-}
+// run_resident is called per dispatch: its binding is a fast-call entry (fast_call.hpp). The
+// buffers' keywords are matched against the program's buffer names; ResidentBuffers are bound
+// without copying anything but their handle; the bindings live on the stack. Anything else goes to
+// the general binding (_run_resident); so does every error raised here (through pybind11's
+// translation).
 
 constexpr std::size_t kInlineBindings = 8;
 
@@ -282,38 +176,22 @@ constexpr std::size_t kInlineBindings = 8;
 }
 
 PyObject* run_resident_fast(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  static PyObject* const general_name = PyUnicode_InternFromString("_run_resident");  // never released
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
-  const auto general = [&] { return run_resident_general(self, args, static_cast<std::size_t>(nargsf), kwnames); };
+  const auto general = [&] { return call_general(self, general_name, args, static_cast<std::size_t>(nargsf), kwnames); };
   try {
     const FastTypes& types = fast_types();
     const auto* backend = exact_value<PyBackend>(self, types.backend, types.backend_info);
     const auto* program = nargs >= 1 ? exact_value<PyProgram>(args[0], types.program, types.program_info) : nullptr;
-    if (backend == nullptr || program == nullptr || (nkw > 0 && program->binds_program_name())) return general();
+    if (backend == nullptr || program == nullptr || (kwnames != nullptr && program->binds_program_name())) return general();
     const std::vector<std::size_t>& slots = program->bound();
     const std::size_t n = slots.size();
+    const vyre::Program& ir = program->ir();
     SmallArray<PyObject*, kInlineBindings> objects(n);
     DispatchConfig config;
-    Py_ssize_t next = 1;
-    if (next < nargs && PyType_IsSubtype(Py_TYPE(args[next]), types.config)) {
-      const auto* given = exact_value<DispatchConfig>(args[next], types.config, types.config_info);
-      if (given == nullptr) return general();
-      config = *given;
-      ++next;
-    }
-    if (static_cast<std::size_t>(nargs - next) > n) return general();
-    std::size_t position = 0;
-    for (; next < nargs; ++next) objects[position++] = args[next];
-    const vyre::Program& ir = program->ir();
-    for (Py_ssize_t k = 0; k < nkw; ++k) {
-      PyObject* const name = PyTuple_GET_ITEM(kwnames, k);
-      std::size_t slot = 0;
-      while (slot < n && !spells(name, ir.buffers[slots[slot]].name)) ++slot;
-      if (slot == n || objects[slot] != nullptr) return general();
-      objects[slot] = args[nargs + k];
-    }
-    for (std::size_t k = 0; k < n; ++k)
-      if (objects[k] == nullptr) return general();
+    if (!match_arguments(args, nargs, kwnames, [&](std::size_t k) -> const std::string& { return ir.buffers[slots[k]].name; },
+                         objects.span(), config))
+      return general();
 
     SmallArray<host::Binding, kInlineBindings> bindings(n);
     std::size_t k = 0;
@@ -572,10 +450,7 @@ void bind_resident(py::module_& m) {
       "run_resident(program, [config,] *buffers, **buffers): a synchronous resident dispatch; every "
       "non-workgroup buffer bound (by position in declaration order, or by name) to a ResidentBuffer, a "
       "DLPack object (imported without a copy, through the import cache) or, for read buffers, an array."};
-  const auto descriptor = py::reinterpret_steal<py::object>(
-      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(backend.ptr()), &run_resident_def));
-  if (!descriptor) throw py::error_already_set();
-  backend.attr("run_resident") = descriptor;
+  install_fast_method(backend, run_resident_def);
 }
 
 }  // namespace vyre::python

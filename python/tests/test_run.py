@@ -88,6 +88,33 @@ def test_lists_and_strided_arrays_are_converted(ref):
     np.testing.assert_array_equal(ref.run(p, x=strided), strided)
 
 
+def test_views_offsets_and_byte_order_are_taken_by_value(ref):
+    p = copy_program("i32")
+    base = np.arange(20, dtype=np.int32)
+    np.testing.assert_array_equal(ref.run(p, x=base[5:13]), np.arange(5, 13))  # offset view, no copy
+    np.testing.assert_array_equal(ref.run(p, x=base[:8].reshape(2, 4)), np.arange(8))  # 2-D, C order
+    np.testing.assert_array_equal(ref.run(p, x=base[:8].reshape(4, 2).T), [0, 2, 4, 6, 1, 3, 5, 7])  # F order
+    swapped = np.arange(8, dtype=">i4") * 1000 - 3
+    np.testing.assert_array_equal(ref.run(p, x=swapped), np.arange(8) * 1000 - 3)
+
+    class Tagged(np.ndarray):
+        pass
+
+    np.testing.assert_array_equal(ref.run(p, x=base[:8].view(Tagged)), np.arange(8))
+
+
+def test_an_input_named_program_is_taken_by_keyword(ref):
+    k = vyre.ProgramBuilder(workgroup=8)
+    x = k.buffer("program", "read", "u32", 8)
+    out = k.buffer("out", "output", "u32", 8)
+    i = k.let("i", k.invocation_id())
+    out[i] = x[i] + 1
+    p = k.build()
+    np.testing.assert_array_equal(ref.run(p, np.arange(8, dtype=np.uint32)), np.arange(1, 9))
+    with pytest.raises(TypeError):  # the method's own first parameter, given twice
+        ref.run(p, program=np.arange(8, dtype=np.uint32))
+
+
 def test_a_wrong_dtype_is_an_error_with_a_fix(ref):
     with pytest.raises(vyre.errors.InvalidArgumentError) as e:
         ref.run(copy_program("f32"), x=np.zeros(8, np.float64))
