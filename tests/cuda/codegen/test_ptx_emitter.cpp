@@ -64,6 +64,12 @@ const std::vector<Lowered>& unoptimized_corpus() {
   return corpus;
 }
 
+std::size_t count(const std::string& text, std::string_view part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 bool contains(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
 }
@@ -457,6 +463,30 @@ TEST_CASE("literals and canonical NaN stores") {
   CHECK(contains(ptx, "cvt.rn.f16.f32"));
   CHECK(contains(ptx, "cvt.rn.bf16.f32"));
   CHECK_FALSE(contains(cuda::lower(b.build(), cuda::Target{75}).ptx, "bf16"));
+}
+
+// SPEC's signed zeros are the PTX ISA's min/max (codegen/float_binary.cpp); the GPU tests and conform
+// check them on the device.
+TEST_CASE("float min/max are PTX's min/max alone, without a signed-zero fix-up") {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  auto x = b.buffer("x", Access::Read, Type::F32, 32);
+  auto w = b.buffer("w", Access::Read, Type::F64, 32);
+  auto y = b.buffer("y", Access::Output, Type::F32, 32);
+  auto d = b.buffer("d", Access::Output, Type::F64, 32);
+  b.store(y, invocation_id(0), max(x[invocation_id(0)], f32(-0.0f)) + min(x[invocation_id(0)], f32(0.0f)));
+  b.store(d, invocation_id(0), max(w[invocation_id(0)], f64(-0.0)) + min(w[invocation_id(0)], f64(0.0)));
+  for (bool optimize : {true, false}) {
+    const std::string ptx = cuda::lower(b.build(), kSm90, cuda::LowerOptions{.workgroup = std::array<std::uint32_t, 3>{32, 1, 1},
+                                                                              .optimize = optimize}).ptx;
+    // One of each per copy of the body (the elementwise entry has several), and no fix-up compare.
+    const std::size_t copies = count(ptx, "max.f32 ");
+    CHECK(copies >= 1);
+    CHECK(count(ptx, "min.f32 ") == copies);
+    CHECK(count(ptx, "max.f64 ") == copies);
+    CHECK(count(ptx, "min.f64 ") == copies);
+    CHECK_FALSE(contains(ptx, "setp.eq.f"));
+  }
 }
 
 TEST_CASE("elementwise programs get a vectorised entry; others do not") {

@@ -9,7 +9,6 @@
 #include "codegen/memory_access.hpp"
 #include "optimize/exact_reciprocal.hpp"
 #include "optimize/value_range.hpp"
-#include "optimize/zero_sign.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cuda::codegen {
@@ -71,13 +70,6 @@ std::optional<std::uint64_t> power_of_two_divisor(const FunctionEmitter& f, cons
   return optimize::exact_reciprocal(dividend.type, divisor.bits);
 }
 
-// A float Min/Max the optimizer proved zero-sign blind (optimize/zero_sign.hpp).
-bool zero_sign_blind(const FunctionEmitter& f, const Expr& expr, const Value& a) {
-  if (expr.bin_op != BinOp::Min && expr.bin_op != BinOp::Max) return false;
-  if (a.type != Type::F32 && a.type != Type::F64) return false;
-  return f.layout().zero_signs != nullptr && f.layout().zero_signs->blind(expr);
-}
-
 }  // namespace
 
 Value emit_expr(FunctionEmitter& f, const Expr& expr) {
@@ -102,13 +94,6 @@ Value emit_expr(FunctionEmitter& f, const Expr& expr) {
       if (auto reciprocal = power_of_two_divisor(f, expr, args[0])) {
         Value v = f.value(args[0].type);
         f.ins("mul.rn.{} {}, {}, {};", float_type(args[0].type), v.reg, args[0].reg, immediate(args[0].type, *reciprocal));
-        return v;
-      }
-      if (zero_sign_blind(f, expr, args[0])) {
-        // Either zero may come out where the operands are -0 and +0: nothing downstream sees which.
-        Value v = f.value(args[0].type);
-        f.ins("{}.{} {}, {}, {};", expr.bin_op == BinOp::Min ? "min" : "max", float_type(args[0].type), v.reg,
-              args[0].reg, args[1].reg);
         return v;
       }
       if (plain_division(f, expr, args[0])) {

@@ -14,27 +14,13 @@ Value rounded(FunctionEmitter& f, std::string_view op, const Value& a, const Val
   return v;
 }
 
-// min/max.f32/f64 return the other operand when one is NaN and order -0 below +0 (PTX ISA). The
-// zero case is also fixed up explicitly: operands that compare equal differ at most in the sign
-// of zero, so min is their bitwise OR (-0 wins) and max their bitwise AND (+0 wins).
+// SPEC's min/max is PTX's min/max.f32/f64 as the PTX ISA defines them (9.7.3.11-12): the other
+// operand where one is NaN, and "if values of both inputs are 0.0, then +0.0 > -0.0", so
+// min(-0, +0) = -0 and max(-0, +0) = +0. (A NaN out of two NaNs is canonicalised where it is stored.)
 Value min_max(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {
-  bool is_min = op == BinOp::Min;
-  Type t = a.type;
-  std::string_view bits = bits_type(t);
-  RegClass bits_class = is_wide(t) ? RegClass::B64 : RegClass::B32;
-  Value picked = f.value(t);
-  f.ins("{}.{} {}, {}, {};", is_min ? "min" : "max", float_type(t), picked.reg, a.reg, b.reg);
-  std::string equal = f.reg(RegClass::Pred);
-  f.ins("setp.eq.{} {}, {}, {};", float_type(t), equal, a.reg, b.reg);
-  std::string a_bits = f.reg(bits_class);
-  std::string b_bits = f.reg(bits_class);
-  f.ins("mov.{} {}, {};", bits, a_bits, a.reg);
-  f.ins("mov.{} {}, {};", bits, b_bits, b.reg);
-  std::string merged_bits = f.reg(bits_class);
-  f.ins("{}.{} {}, {}, {};", is_min ? "or" : "and", bits, merged_bits, a_bits, b_bits);
-  Value merged = f.value(t);
-  f.ins("mov.{} {}, {};", bits, merged.reg, merged_bits);
-  return emit_select(f, t, equal, merged.reg, picked.reg);
+  Value v = f.value(a.type);
+  f.ins("{}.{} {}, {}, {};", op == BinOp::Min ? "min" : "max", float_type(a.type), v.reg, a.reg, b.reg);
+  return v;
 }
 
 Value comparison(FunctionEmitter& f, BinOp op, const Value& a, const Value& b) {

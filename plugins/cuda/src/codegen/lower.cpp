@@ -2,8 +2,7 @@
 //   1. analysis        program_layout.cpp   buffers, shared layout, mode, phases
 //                      optimize/value_range.cpp  value ranges: accesses proved in bounds,
 //                      divisions proved plain; optimize/workgroup_init.cpp  phases whose zeroed
-//                      workgroup memory is never read; optimize/zero_sign.cpp  min/max whose
-//                      signed zero nothing observes
+//                      workgroup memory is never read
 //   2. function state  function_emitter.cpp registers, labels, variables
 //   3. expressions     expressions.cpp and one file per operator family, memory_access.cpp
 //   4. statements      statements.cpp
@@ -26,7 +25,6 @@
 #include "math/math_library.hpp"
 #include "optimize/value_range.hpp"
 #include "optimize/workgroup_init.hpp"
-#include "optimize/zero_sign.hpp"
 #include "vyre/error.hpp"
 #include "vyre/ops.hpp"
 
@@ -101,11 +99,7 @@ LoweredProgram lower(const Program& program, const Target& target, const LowerOp
   check_ops_lowered(program, target);
   codegen::ProgramLayout layout = codegen::analyze_program(program);
   std::optional<optimize::RangeAnalysis> ranges;
-  std::optional<optimize::ZeroSignAnalysis> zero_signs;
-  if (options.optimize) {
-    layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
-    layout.zero_signs = &zero_signs.emplace(program);
-  }
+  if (options.optimize) layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
   layout.launch_workgroup = options.workgroup;
   if (options.optimize && options.workgroup) {
     for (const auto& phase : layout.phases) {

@@ -15,7 +15,6 @@
 
 namespace vyre::cuda::optimize {
 class RangeAnalysis;
-class ZeroSignAnalysis;
 }
 
 namespace vyre::cuda::codegen {
@@ -48,9 +47,6 @@ struct ProgramLayout {
   // can never observe the zero start of its workgroup memory (optimize/workgroup_init.hpp), so the
   // shared block is not zeroed (nor the barrier after zeroing emitted) at its start.
   std::vector<bool> skip_zero_shared;
-  // Set by lower() (with the optimizer): float min/max whose result's sign of zero nothing
-  // observes lose SPEC's signed-zero fix-up (optimize/zero_sign.hpp).
-  const optimize::ZeroSignAnalysis* zero_signs = nullptr;
   // Set by lower() (with the optimizer): math-library functions are pasted at their uses, within
   // an instruction budget per function, instead of called (codegen/math_call.cpp).
   bool inline_math = false;
