@@ -13,8 +13,11 @@
 // k = rint(x log2 e) and its integer bits in one fma against 1.5 * 2^23, r = x - k ln2 rounded
 // once (the first product term exact), e^r = 1 + r Q(r) with Q a minimax fit of (e^r - 1)/r and
 // one final fma; exp2 likewise with the exact f = x - rint(x) and a fit of (2^f - 1)/f. The
-// result y in [0.7, 1.42] is scaled by 2^k in two steps (scale()): in the subnormal range that
-// rounds a second time, which costs at most half a subnormal ulp more.
+// result y in [0.7, 1.42] is scaled by 2^k: where |x| < 86 (exp2: 124), |k| <= 124 and 2^k y is
+// normal, so k added to y's exponent field is the exact product; elsewhere (and NaN) a branch
+// scales in two steps (scale()), which rounds once on overflow and in the subnormal range a
+// second time (at most half a subnormal ulp more), and sends x beyond the clamps to +inf / +0.
+// Both paths give the bits the two-step scale gives for every input.
 #pragma once
 
 #include <limits>
@@ -129,26 +132,43 @@ ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc) {
   return {k, r, horner(b, r, poly::k_expm1_f32)};
 }
 
+// |x| below these: |k| <= 124, so 2^k y (y in [0.7, 1.42]) is normal.
+inline constexpr float kExpF32Direct = 86.0f;    // 86 log2 e = 124.07
+inline constexpr float kExp2F32Direct = 124.0f;
+
+// 2^k y for f32 exp/exp2 (see the file comment): y's exponent field plus k where |x| < `direct`,
+// else the two-step scale, +inf above `max`, +0 below `min`, and NaN for NaN. y and k may be
+// anything (even from an infinite x) where x is outside [min, max] or NaN.
+template <class B>
+typename B::F32 exp_f32_scale(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::B32& k,
+                              float direct, float max, float min) {
+  auto out = b.var(P32::from_bits(b, b.add(b.bits(y), b.shl(k, b.u32(P32::kMantissaBits)))));
+  b.if_(b.not_(b.lt(b.abs(x), b.c(direct))), [&] {
+    auto s = scale<P32>(b, y, k);
+    s = b.sel(b.gt(x, b.c(max)), b.c(std::numeric_limits<float>::infinity()), s);
+    s = b.sel(b.lt(x, b.c(min)), b.c(0.0f), s);
+    b.set(out, b.sel(b.is_nan(x), x, s));
+  });
+  return b.get(out);
+}
+
+// x in [kExpMin, kExpMax] needs no clamp in exp_f32_parts (|x log2 e| < 2^22).
 template <class B>
 typename B::F32 exp_f32(B& b, const typename B::F32& x) {
   using C = ExpConstants<P32>;
-  auto xc = b.sel(b.gt(x, b.c(C::kExpMax)), b.c(C::kExpMax), x);
-  xc = b.sel(b.lt(xc, b.c(C::kExpMin)), b.c(C::kExpMin), xc);
-  auto e = exp_f32_parts(b, xc);
+  auto e = exp_f32_parts(b, x);
   auto y = b.fma(e.r, e.q, b.c(1.0f));
-  return b.sel(b.is_nan(x), x, scale<P32>(b, y, e.k));
+  return exp_f32_scale(b, x, y, e.k, kExpF32Direct, C::kExpMax, C::kExpMin);
 }
 
 template <class B>
 typename B::F32 exp2_f32(B& b, const typename B::F32& x) {
   using C = ExpConstants<P32>;
-  auto xc = b.sel(b.gt(x, b.c(C::kExp2Max)), b.c(C::kExp2Max), x);
-  xc = b.sel(b.lt(xc, b.c(C::kExp2Min)), b.c(C::kExp2Min), xc);
-  auto j = b.add(xc, b.c(kRoundMagic));
-  auto f = b.sub(xc, b.sub(j, b.c(kRoundMagic)));  // exact, |f| <= 1/2
+  auto j = b.add(x, b.c(kRoundMagic));
+  auto f = b.sub(x, b.sub(j, b.c(kRoundMagic)));  // exact, |f| <= 1/2, for |x| < 2^22
   auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
   auto y = b.fma(f, horner(b, f, poly::k_exp2m1_f32), b.c(1.0f));
-  return b.sel(b.is_nan(x), x, scale<P32>(b, y, k));
+  return exp_f32_scale(b, x, y, k, kExp2F32Direct, C::kExp2Max, C::kExp2Min);
 }
 
 // f64 exp, table-free and without double-words (SPEC §5 allows 2 ULP; sampled within 1, ACCURACY.md):
