@@ -33,6 +33,15 @@ std::pair<std::string, std::string> linear_id_and_count(FunctionEmitter& f) {
   return {id, count};
 }
 
+// st.shared.u32 of `zero` at word `word` of the shared block.
+void store_word(FunctionEmitter& f, const std::string& word, const std::string& zero) {
+  std::string offset = f.reg(RegClass::B32);
+  f.ins("shl.b32 {}, {}, 2;", offset, word);
+  std::string address = f.reg(RegClass::B32);
+  f.ins("add.u32 {}, {}, {};", address, f.params.shared_base, offset);
+  f.ins("st.shared.u32 [{}], {};", address, zero);
+}
+
 // A module specialised to its launch workgroup (.reqntid) knows the invocation count: with at
 // least one invocation per word, each stores its word once, without a loop (with the optimizer).
 bool zero_shared_straight(FunctionEmitter& f, std::uint32_t words) {
@@ -45,13 +54,9 @@ bool zero_shared_straight(FunctionEmitter& f, std::uint32_t words) {
   std::string outside = f.reg(RegClass::Pred);
   f.ins("setp.ge.u32 {}, {}, {};", outside, id, words);
   f.ins("@{} bra {};", outside, done);
-  std::string offset = f.reg(RegClass::B32);
-  f.ins("shl.b32 {}, {}, 2;", offset, id);
-  std::string address = f.reg(RegClass::B32);
-  f.ins("add.u32 {}, {}, {};", address, f.params.shared_base, offset);
   std::string zero = f.reg(RegClass::B32);
   f.ins("mov.u32 {}, 0;", zero);
-  f.ins("st.shared.u32 [{}], {};", address, zero);
+  store_word(f, id, zero);
   f.put_label(done);
   f.ins("bar.sync 0;");
   return true;
@@ -74,11 +79,7 @@ void emit_zero_shared(FunctionEmitter& f) {
   std::string finished = f.reg(RegClass::Pred);
   f.ins("setp.ge.u32 {}, {}, {};", finished, word, words);
   f.ins("@{} bra {};", finished, done);
-  std::string offset = f.reg(RegClass::B32);
-  f.ins("shl.b32 {}, {}, 2;", offset, word);
-  std::string address = f.reg(RegClass::B32);
-  f.ins("add.u32 {}, {}, {};", address, f.params.shared_base, offset);
-  f.ins("st.shared.u32 [{}], {};", address, zero);
+  store_word(f, word, zero);
   f.ins("add.u32 {}, {}, {};", word, word, count);
   f.ins("bra {};", head);
   f.put_label(done);
