@@ -152,71 +152,79 @@ bool on_cuda(const dlpack::Tensor& t) {
   return t.device.device_type == dlpack::kCUDA || t.device.device_type == dlpack::kCUDAManaged;
 }
 
-// torch: the current stream's raw handle is one C call (torch._C._cuda_getCurrentRawStream); the
-// torch.cuda.Stream object for it (whose construction costs microseconds) is made once per handle.
+// The frameworks' stream functions, looked up once (under the GIL, without a function-local static
+// guard: an import may release the GIL, and a thread waiting on the guard would hold it). torch:
+// the current stream's raw handle is one C call (torch._C._cuda_getCurrentRawStream, None where
+// this torch lacks it); the torch.cuda.Stream object for a handle (whose construction costs
+// microseconds) is made once per handle.
+struct TorchStreams {
+  py::object current;  // torch.cuda.current_stream
+  py::object raw;      // torch._C._cuda_getCurrentRawStream, or None
+  py::dict by_handle;  // (device, raw handle) -> torch.cuda.Stream
+};
+
+TorchStreams& torch_streams() {
+  static TorchStreams* streams = nullptr;  // never destroyed: used until exit
+  if (streams == nullptr) {
+    const py::module_ torch = py::module_::import("torch");
+    const py::object c = torch.attr("_C");
+    auto* made = new TorchStreams{torch.attr("cuda").attr("current_stream"),
+                                  py::hasattr(c, "_cuda_getCurrentRawStream") ? c.attr("_cuda_getCurrentRawStream")
+                                                                              : py::object(py::none()),
+                                  py::dict()};
+    if (streams == nullptr) streams = made;  // another thread may have come first while importing
+    else delete made;
+  }
+  return *streams;
+}
+
+const py::object& cupy_current_stream() {
+  static py::object* function = nullptr;  // never destroyed: used until exit
+  if (function == nullptr) {
+    auto* made = new py::object(py::module_::import("cupy").attr("cuda").attr("get_current_stream"));
+    if (function == nullptr) function = made;
+    else delete made;
+  }
+  return *function;
+}
+
 // torch's current stream of `device` as a CUstream handle (0: the legacy default stream).
 std::uint64_t torch_stream_handle(int device) {
-  static py::object* raw_stream = nullptr;  // never destroyed: used until exit
-  if (raw_stream == nullptr) {
-    const py::object c = py::module_::import("torch").attr("_C");
-    if (py::hasattr(c, "_cuda_getCurrentRawStream"))
-      raw_stream = new py::object(c.attr("_cuda_getCurrentRawStream"));
-    else
-      raw_stream = new py::object(py::module_::import("torch").attr("cuda").attr("current_stream"));
-  }
+  const TorchStreams& torch = torch_streams();
+  if (torch.raw.is_none()) return torch.current(device).attr("cuda_stream").cast<std::uint64_t>();
   // One vectorcall per dispatch (no argument tuple).
   const auto index = py::reinterpret_steal<py::object>(PyLong_FromLong(device));
   if (!index) throw py::error_already_set();
   PyObject* const argument = index.ptr();
-  const auto handle = py::reinterpret_steal<py::object>(PyObject_Vectorcall(raw_stream->ptr(), &argument, 1, nullptr));
+  const auto handle = py::reinterpret_steal<py::object>(PyObject_Vectorcall(torch.raw.ptr(), &argument, 1, nullptr));
   if (!handle) throw py::error_already_set();
   if (PyLong_CheckExact(handle.ptr())) {
     const unsigned long long value = PyLong_AsUnsignedLongLong(handle.ptr());
     if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr) throw py::error_already_set();
     return static_cast<std::uint64_t>(value);
   }
-  return py::isinstance<py::int_>(handle) ? handle.cast<std::uint64_t>() : handle.attr("cuda_stream").cast<std::uint64_t>();
+  return handle.cast<std::uint64_t>();
 }
 
-std::uint64_t cupy_stream_handle() {
-  static py::object* current_stream = nullptr;  // never destroyed: used until exit
-  if (current_stream == nullptr)
-    current_stream = new py::object(py::module_::import("cupy").attr("cuda").attr("get_current_stream"));
-  return (*current_stream)().attr("ptr").cast<std::uint64_t>();
-}
+std::uint64_t cupy_stream_handle() { return cupy_current_stream()().attr("ptr").cast<std::uint64_t>(); }
 
 void wait_for_torch(int device) {
-  static py::object* raw_stream = nullptr;      // never destroyed: used until exit
-  static py::object* current_stream = nullptr;
-  static py::dict* streams = nullptr;           // (device, raw handle) -> torch.cuda.Stream
-  if (current_stream == nullptr) {
-    const py::module_ torch = py::module_::import("torch");
-    current_stream = new py::object(torch.attr("cuda").attr("current_stream"));
-    const py::object c = torch.attr("_C");
-    raw_stream = new py::object(py::hasattr(c, "_cuda_getCurrentRawStream") ? c.attr("_cuda_getCurrentRawStream")
-                                                                             : py::object(py::none()));
-    streams = new py::dict();
-  }
-  if (raw_stream->is_none()) {
-    (*current_stream)(device).attr("synchronize")();
+  TorchStreams& torch = torch_streams();
+  if (torch.raw.is_none()) {
+    torch.current(device).attr("synchronize")();
     return;
   }
-  const py::tuple key = py::make_tuple(device, (*raw_stream)(device));
-  py::object stream = py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(streams->ptr(), key.ptr()));
+  const py::tuple key = py::make_tuple(device, torch.raw(device));
+  py::object stream = py::reinterpret_borrow<py::object>(PyDict_GetItemWithError(torch.by_handle.ptr(), key.ptr()));
   if (!stream) {
     if (PyErr_Occurred() != nullptr) throw py::error_already_set();
-    stream = (*current_stream)(device);
-    (*streams)[key] = stream;
+    stream = torch.current(device);
+    torch.by_handle[key] = stream;
   }
   stream.attr("synchronize")();
 }
 
-void wait_for_cupy() {
-  static py::object* current_stream = nullptr;  // never destroyed: used until exit
-  if (current_stream == nullptr)
-    current_stream = new py::object(py::module_::import("cupy").attr("cuda").attr("get_current_stream"));
-  (*current_stream)().attr("synchronize")();
-}
+void wait_for_cupy() { cupy_current_stream()().attr("synchronize")(); }
 
 // ---- producing: a resident buffer's memory as a capsule ----------------------------------------------
 
