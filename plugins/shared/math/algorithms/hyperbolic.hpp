@@ -142,19 +142,20 @@ typename B::F32 cosh_f32(B& b, const typename B::F32& x) {
   return exp_pair_f32(b, b.abs(x), 1.0f);  // NaN stays NaN through every step
 }
 
+// tanh(|x|) with x's sign: the odd polynomial of |x| is sign-symmetric bit for bit (round to
+// nearest even is), and gives +0 at 0 (fma(+0, T(0) < 0, +0) = +0), so -0 keeps its sign.
 template <class B>
 typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
   using C = HyperbolicConstants<P32>;
   auto a = b.abs(x);
-  auto z = b.mul(x, x);
-  auto small = b.fma(b.mul(x, z), horner(b, z, C::kTanh), x);
-  small = b.sel(b.eq(x, b.c(0.0f)), x, small);  // tanh(-0) = -0 (T(0) < 0 makes the fma +0)
+  auto z = b.mul(a, a);
+  auto small = b.fma(b.mul(a, z), horner(b, z, C::kTanh), a);
   auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
   auto e = exp_f32_parts(b, b.add(ac, ac));  // 2a = k ln2 + r, k in [1, 29]
   auto sc = pow2<P32>(b, e.k);
   auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1
-  auto big = with_sign_of<P32>(b, b.fma(b.c(-2.0f), b.recip(d), b.c(1.0f)), x);
-  return b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big);  // NaN: big is NaN
+  auto big = b.fma(b.c(-2.0f), b.recip(d), b.c(1.0f));
+  return with_sign_of<P32>(b, b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big), x);  // NaN: big is NaN
 }
 
 template <class P, class B>
