@@ -79,22 +79,28 @@ struct LogReduced {
   typename P::template F<B> f;  // m - 1 (exact), m in [sqrt(1/2), sqrt(2))
 };
 
-// x = 2^e m for finite x > 0.
+// xs = 2^e m for finite normal xs > 0, e less e_adjust.
 template <class P, class B>
-LogReduced<P, B> log_reduce(B& b, const typename P::template F<B>& x) {
+LogReduced<P, B> log_reduce_normal(B& b, const typename P::template F<B>& xs, const typename B::B32& e_adjust) {
   using C = LogConstants<P>;
   using K = typename P::K;
-  auto tiny = b.lt(x, b.c(C::kMinNormal));
-  auto xs = b.sel(tiny, b.mul(x, b.c(C::kSubnormalScale)), x);
   auto ix = b.sub(b.bits(xs), P::bits_const(b, C::kSqrtHalfBits));
   // ix >> mantissa bits is the exponent e (arithmetic shift; x >= sqrt(1/2) * 2^e).
   auto e_wide = b.shr_s(ix, b.u32(P::kMantissaBits));
   auto m_bits = b.add(b.and_(ix, P::bits_const(b, P::kMantissaMask)),
                       P::bits_const(b, C::kSqrtHalfBits));
   auto m = P::from_bits(b, m_bits);
-  auto e_int = exponent_as_s32<P>(b, e_wide);
-  e_int = b.sub(e_int, b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
+  auto e_int = b.sub(exponent_as_s32<P>(b, e_wide), e_adjust);
   return {exponent_to_float<P>(b, e_int), b.sub(m, b.c(K(1)))};
+}
+
+// x = 2^e m for finite x > 0 (subnormals scaled first).
+template <class P, class B>
+LogReduced<P, B> log_reduce(B& b, const typename P::template F<B>& x) {
+  using C = LogConstants<P>;
+  auto tiny = b.lt(x, b.c(C::kMinNormal));
+  auto xs = b.sel(tiny, b.mul(x, b.c(C::kSubnormalScale)), x);
+  return log_reduce_normal<P>(b, xs, b.sel(tiny, b.u32(C::kSubnormalShift), b.u32(0)));
 }
 
 // e and log(m) for finite x > 0.
@@ -184,6 +190,20 @@ typename B::F64 log_f64(B& b, const typename B::F64& x) {
   return b.get(out);
 }
 
+// f32 log/log2: `from_reduced` on the reduction of positive normal x (bits - 0x00800000 below
+// 0x7F000000, unsigned), and in a branch for the rest the subnormal scaling and the special results
+// (-inf for +-0, NaN for x < 0, x for +inf and NaN): for every x the bits of the branch-free form
+// sel(domain, from_reduced(log_reduce(x)), special).
+template <class B, class FromReduced>
+typename B::F32 log_f32_branched(B& b, const typename B::F32& x, FromReduced from_reduced) {
+  auto ordinary = b.lt_u(b.sub(b.bits(x), b.u32(0x00800000u)), b.u32(0x7F000000u));
+  auto out = b.var(from_reduced(log_reduce_normal<P32>(b, x, b.u32(0))));
+  b.if_(b.not_(ordinary), [&] {
+    b.set(out, b.sel(log_domain<P32>(b, x), from_reduced(log_reduce<P32>(b, x)), log_special<P32>(b, x)));
+  });
+  return b.get(out);
+}
+
 template <class P, class B>
 typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
   using C = LogConstants<P>;
@@ -191,10 +211,10 @@ typename P::template F<B> log_fn(B& b, const typename P::template F<B>& x) {
     // f32 (SPEC allows 2 ULP): log(m) = fma(f^2, G(f), f) with G a degree-9 minimax fit of
     // (log(1 + f) - f) / f^2, then one fma with e ln2 (ln2 rounded to f32; its error is below
     // 0.1 result ulp). No division, no double-word.
-    auto red = log_reduce<P>(b, x);
-    auto lm = b.fma(b.mul(red.f, red.f), horner(b, red.f, poly::k_log1p_f32), red.f);
-    auto y = b.fma(red.e, b.c(C::kLn2Hi), lm);
-    return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+    return log_f32_branched(b, x, [&](const LogReduced<P32, B>& red) {
+      auto lm = b.fma(b.mul(red.f, red.f), horner(b, red.f, poly::k_log1p_f32), red.f);
+      return b.fma(red.e, b.c(C::kLn2Hi), lm);
+    });
   } else {
     return log_f64(b, x);
   }
@@ -206,11 +226,11 @@ typename P::template F<B> log2_fn(B& b, const typename P::template F<B>& x) {
   if constexpr (std::is_same_v<P, P32>) {
     // f32: log2(m) = fma(f, 1/ln2 (hi), fma(f, 1/ln2 (lo), f^2 G2(f))) with G2 a degree-9 minimax
     // fit of (log2(1 + f) - f/ln2) / f^2, then e + log2(m) rounded once (exact for e = 0).
-    auto red = log_reduce<P>(b, x);
-    auto q = b.mul(b.mul(red.f, red.f), horner(b, red.f, poly::k_log2_1p_f32));
-    auto lm = b.fma(red.f, b.c(C::kInvLn2Hi), b.fma(red.f, b.c(C::kInvLn2Lo), q));
-    auto y = b.add(red.e, lm);
-    return b.sel(log_domain<P>(b, x), y, log_special<P>(b, x));
+    return log_f32_branched(b, x, [&](const LogReduced<P32, B>& red) {
+      auto q = b.mul(b.mul(red.f, red.f), horner(b, red.f, poly::k_log2_1p_f32));
+      auto lm = b.fma(red.f, b.c(C::kInvLn2Hi), b.fma(red.f, b.c(C::kInvLn2Lo), q));
+      return b.add(red.e, lm);
+    });
   }
   auto parts = log_parts<P>(b, x);
   auto p = two_prod(b, parts.lm.hi, b.c(C::kInvLn2Hi));
