@@ -57,8 +57,8 @@ typename P::template F<B> atan_fn(B& b, const typename P::template F<B>& x) {
     auto u = b.mul(b.mul(t, z), horner(b, z, poly::k_atan1_f32));
     auto small_y = b.add(t, u);
     auto big_y = b.add(b.sub(b.c(C::kPio2Hi), t), b.sub(b.c(C::kPio2Lo), u));
-    auto signed_y = with_sign_of<P>(b, b.sel(big, big_y, small_y), x);
-    return b.sel(b.is_nan(x), x, signed_y);
+    // NaN: a, t and small_y are NaN (NaN > 1 is false), so the result is a NaN.
+    return with_sign_of<P>(b, b.sel(big, big_y, small_y), x);
   }
   auto a = b.abs(x);
   a = b.sel(b.gt(a, b.c(C::kClamp)), b.c(C::kClamp), a);
