@@ -99,9 +99,8 @@ RunArguments run_arguments(const std::shared_ptr<PyProgram>& program, const py::
 }
 
 Outputs allocate_outputs(const PyProgram& program, const host::Program& compiled,
-                         const std::vector<HostInput>& inputs) {
-  const std::vector<host::Bytes> in = spans(inputs);
-  const std::vector<std::size_t> sizes = compiled.output_sizes(in);
+                         std::span<const host::Bytes> inputs) {
+  const std::vector<std::size_t> sizes = compiled.output_sizes(inputs);
   Outputs out;
   out.arrays.reserve(sizes.size());
   out.spans.reserve(sizes.size());
@@ -177,19 +176,12 @@ PyObject* run_fast(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyO
       in[k] = held[k].bytes;
     }
     const host::Program compiled = program->compiled_for(backend->backend);
-    const std::vector<std::size_t> sizes = compiled.output_sizes(in.span());
-    std::vector<py::array> arrays;
-    arrays.reserve(sizes.size());
-    SmallArray<host::MutableBytes, kInlineBuffers> out(sizes.size());
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      arrays.push_back(new_output(ir.buffers[program->outputs()[k]], sizes[k]));
-      out[k] = writable_bytes(arrays.back());
-    }
+    Outputs out = allocate_outputs(*program, compiled, in.span());
     {
       py::gil_scoped_release release;
-      backend->backend.dispatch_into(compiled, in.span(), out.span(), config);
+      backend->backend.dispatch_into(compiled, in.span(), out.spans, config);
     }
-    return outputs_result(*program, std::move(arrays)).release().ptr();
+    return outputs_result(*program, std::move(out.arrays)).release().ptr();
   } catch (...) {
     return raise_translated(std::current_exception());
   }
@@ -208,8 +200,8 @@ void bind_backend(py::module_& m) {
   py::class_<PyPipeline>(m, "Pipeline", "A program and config compiled for repeated host dispatch.")
       .def("run", [](const PyPipeline& p, const py::args& args, const py::kwargs& kwargs) {
         RunArguments run = run_arguments(p.program, args, kwargs);
-        Outputs out = allocate_outputs(*p.program, p.pipeline.program(), run.inputs);
         const std::vector<host::Bytes> in = spans(run.inputs);
+        Outputs out = allocate_outputs(*p.program, p.pipeline.program(), in);
         {
           py::gil_scoped_release release;
           p.pipeline.dispatch_into(in, out.spans);
@@ -227,8 +219,8 @@ void bind_backend(py::module_& m) {
                       const py::kwargs& kwargs) {
         RunArguments run = run_arguments(program_arg(program), args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
-        Outputs out = allocate_outputs(*run.program, compiled, run.inputs);
         const std::vector<host::Bytes> in = spans(run.inputs);
+        Outputs out = allocate_outputs(*run.program, compiled, in);
         {
           py::gil_scoped_release release;
           b.backend.dispatch_into(compiled, in, out.spans, run.config);
@@ -239,8 +231,8 @@ void bind_backend(py::module_& m) {
                            const py::kwargs& kwargs) {
         RunArguments run = run_arguments(program_arg(program), args, kwargs);
         const host::Program compiled = run.program->compiled_for(b.backend);
-        Outputs out = allocate_outputs(*run.program, compiled, run.inputs);
         const std::vector<host::Bytes> in = spans(run.inputs);
+        Outputs out = allocate_outputs(*run.program, compiled, in);
         PyPending pending{std::move(out.arrays), {}, {}, {}, run.program, {}};
         {
           py::gil_scoped_release release;
@@ -266,7 +258,7 @@ void bind_backend(py::module_& m) {
         }
         return py::make_tuple(outputs_result(*run.program, std::move(arrays)), timing_dict(timed.timing));
       }, py::arg("program"), "Like run, and the timing: (outputs, {wall_ns, device_ns, enqueue_ns, wait_ns}).")
-      // For benchmarks of the binding's own cost (bench/python_binding_overhead.py --run): `calls`
+      // For benchmarks of the binding's own cost (bench/python_binding_overhead.py): `calls`
       // host round trips of `program` on these arrays straight from the C++ host API
       // (Backend::dispatch, as vyre-bench P2 calls it), the GIL released; returns the nanoseconds.
       .def("_cpp_run_loop", [](const PyBackend& b, const py::handle& program, const py::list& arrays,

@@ -235,7 +235,7 @@ struct Outputs {
   std::vector<host::MutableBytes> spans;
 };
 Outputs allocate_outputs(const PyProgram& program, const host::Program& compiled,
-                         const std::vector<HostInput>& inputs);
+                         std::span<const host::Bytes> inputs);
 // {wall_ns, device_ns (None without a device clock), enqueue_ns, wait_ns}.
 py::dict timing_dict(const Timing& t);
 
