@@ -27,6 +27,14 @@ const FastTypes& fast_types() {
   return types;
 }
 
+FastCall fast_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const FastTypes& types = fast_types();
+  const auto* backend = exact_value<PyBackend>(self, types.backend, types.backend_info);
+  const auto* program = nargs >= 1 ? exact_value<PyProgram>(args[0], types.program, types.program_info) : nullptr;
+  if (backend == nullptr || program == nullptr || (kwnames != nullptr && program->binds_program_name())) return {};
+  return {backend, program};
+}
+
 bool spells(PyObject* name, const std::string& expected) {
   Py_ssize_t length = 0;
   const char* text = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &length) : nullptr;

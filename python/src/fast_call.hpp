@@ -39,6 +39,15 @@ T* exact_value(PyObject* object, PyTypeObject* type, const py::detail::type_info
   return static_cast<T*>(instance->get_value_and_holder(info).value_ptr());
 }
 
+// The backend and program of a call `backend.method(program, ...)` that an entry can take: both of
+// exactly their registered types, and no keywords where a buffer of the program is named "program"
+// (the method's own parameter: the general binding reports the clash). Nulls otherwise.
+struct FastCall {
+  const PyBackend* backend = nullptr;
+  const PyProgram* program = nullptr;
+};
+FastCall fast_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+
 // Whether the str `name` spells `expected` (keywords are str; anything else never matches).
 bool spells(PyObject* name, const std::string& expected);
 

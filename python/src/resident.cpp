@@ -180,10 +180,9 @@ PyObject* run_resident_fast(PyObject* self, PyObject* const* args, Py_ssize_t na
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const auto general = [&] { return call_general(self, general_name, args, static_cast<std::size_t>(nargsf), kwnames); };
   try {
+    const auto [backend, program] = fast_call(self, args, nargs, kwnames);
+    if (program == nullptr) return general();
     const FastTypes& types = fast_types();
-    const auto* backend = exact_value<PyBackend>(self, types.backend, types.backend_info);
-    const auto* program = nargs >= 1 ? exact_value<PyProgram>(args[0], types.program, types.program_info) : nullptr;
-    if (backend == nullptr || program == nullptr || (kwnames != nullptr && program->binds_program_name())) return general();
     const std::vector<std::size_t>& slots = program->bound();
     const std::size_t n = slots.size();
     const vyre::Program& ir = program->ir();
