@@ -1,10 +1,10 @@
 // NumPy arrays in and out of host dispatches (docs/PYTHON.md, "Types"). Each storage type has one
 // dtype; an input of that dtype and C-contiguous is passed without a copy, anything else array-like
 // (a list, a strided view, a byte-swapped array) is converted to it, and an ndarray of another
-// dtype is an error (a silent cast would hide a bug). bool buffers hold 4-byte words: a bool array is converted to and
-// from them (a uint32 array of 0/1 words is taken as it is). bf16 has no NumPy dtype: its buffers
-// exchange the raw bits as uint16 (vyre.bf16 converts from and to float32); an ml_dtypes bfloat16
-// array is taken as its bits.
+// dtype is an error (a silent cast would hide a bug). bool buffers hold 4-byte words: a bool array
+// is converted to and from them (a uint32 array of 0/1 words is taken as it is). bf16 has no NumPy
+// dtype: its buffers exchange the raw bits as uint16 (vyre.bf16 converts from and to float32); an
+// ml_dtypes bfloat16 array is taken as its bits.
 #include <array>
 #include <bit>
 #include <cstring>

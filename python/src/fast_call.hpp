@@ -63,9 +63,9 @@ PyObject* call_general(PyObject* self, PyObject* general, PyObject* const* args,
 void install_fast_method(py::handle cls, PyMethodDef& def);
 
 // The arguments of a call `method(program, [config,] *objects, **objects)`: the objects matched to
-// `names` (positions in order, keywords by name), into `objects` (names.size() slots, all null on
-// entry) and `config`. False where the call has another shape (too many positionals, an unknown or
-// repeated keyword, a slot left empty): the entry then takes its general path.
+// the slots `names(k)` names (positions in order, keywords by name), into `objects` (one per slot,
+// all null on entry) and `config`. False where the call has another shape (too many positionals,
+// an unknown or repeated keyword, a slot left empty): the entry then takes its general path.
 template <class Names>
 bool match_arguments(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, const Names& names,
                      std::span<PyObject*> objects, DispatchConfig& config) {
