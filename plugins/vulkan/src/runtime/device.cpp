@@ -123,6 +123,7 @@ std::shared_ptr<Device> Device::open(std::optional<int> ordinal) {
 }
 
 Device::~Device() {
+  if (drivers_shut_down()) return;  // see loader.hpp
   if (device_ != VK_NULL_HANDLE) {
     fns_.vkDeviceWaitIdle(device_);
     if (timeline_ != VK_NULL_HANDLE) fns_.vkDestroySemaphore(device_, timeline_, nullptr);
@@ -163,6 +164,7 @@ void Device::create_instance(const Loader& loader) {
          "check the Vulkan installation with `vulkaninfo --summary` (an ICD must be installed: Debian "
          "mesa-vulkan-drivers, or the GPU vendor's driver; VK_DRIVER_FILES can name it)");
   keep_drivers_loaded();
+  watch_process_exit();
 }
 
 void Device::choose_physical(std::optional<int> ordinal) {

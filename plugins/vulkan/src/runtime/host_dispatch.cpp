@@ -96,6 +96,7 @@ HostRun::HostRun(std::shared_ptr<Runtime> rt, const kit::HostDispatch& dispatch,
 }
 
 HostRun::~HostRun() {
+  if (drivers_shut_down()) return;  // see loader.hpp
   try {
     rt_->device->wait_for(value_, UINT64_MAX);
   } catch (...) {

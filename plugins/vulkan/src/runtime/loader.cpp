@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -65,6 +66,21 @@ const Loader& Loader::open() {
   auto& slot = loaded[library];
   if (!slot) slot = load(library);
   return *slot;
+}
+
+namespace {
+
+std::atomic<bool> process_exiting{false};
+
+}  // namespace
+
+bool drivers_shut_down() { return process_exiting.load(std::memory_order_acquire); }
+
+void watch_process_exit() {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    std::atexit([] { process_exiting.store(true, std::memory_order_release); });
+  });
 }
 
 void keep_drivers_loaded() {

@@ -39,6 +39,18 @@ struct Loader {
 // vkCreateInstance; thread-safe.
 void keep_drivers_loaded();
 
+// Whether the process is exiting and the Vulkan drivers may already be torn down. Drivers register
+// exit handlers when they load (NVIDIA's tears its state down in one), and exit handlers run in
+// reverse order of registration, so an object destroyed later at exit (a backend or registry in
+// static storage) would call into a dead driver and crash the process on its way out. Once set,
+// the runtime's destructors make no Vulkan calls: the process is ending and the OS reclaims the
+// memory (an on-disk pipeline cache is then not updated). Set by watch_process_exit's handler.
+bool drivers_shut_down();
+// Registers (once per process) the exit handler that sets drivers_shut_down(). Call after a
+// vkCreateInstance succeeded, so that it runs before the handlers the drivers registered while
+// loading. Thread-safe.
+void watch_process_exit();
+
 // Instance-level and device-level entry points.
 struct InstanceFns {
 #define VYRE_VK_DECLARE(name) PFN_##name name = nullptr;

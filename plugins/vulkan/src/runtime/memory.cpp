@@ -115,6 +115,7 @@ RawBuffer Memory::create(MemoryKind kind, std::uint64_t size) {
 }
 
 void Memory::destroy(const RawBuffer& raw) {
+  if (drivers_shut_down()) return;  // see loader.hpp
   const DeviceFns& fn = device_->fn();
   fn.vkDestroyBuffer(device_->handle(), raw.buffer, nullptr);
   fn.vkFreeMemory(device_->handle(), raw.memory, nullptr);  // unmaps implicitly

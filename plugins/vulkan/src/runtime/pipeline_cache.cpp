@@ -70,6 +70,7 @@ PipelineCache::PipelineCache(std::shared_ptr<Device> device) : device_(std::move
 }
 
 PipelineCache::~PipelineCache() {
+  if (drivers_shut_down()) return;  // see loader.hpp
   save();
   device_->fn().vkDestroyPipelineCache(device_->handle(), cache_, nullptr);
 }

@@ -74,6 +74,7 @@ VulkanProgram::VulkanProgram(Program program, std::string fingerprint, std::shar
 }
 
 VulkanProgram::~VulkanProgram() {
+  if (drivers_shut_down()) return;  // see loader.hpp
   const DeviceFns& fn = rt_->device->fn();
   VkDevice dev = rt_->device->handle();
   for (auto& [key, pipeline] : pipelines_) fn.vkDestroyPipeline(dev, pipeline, nullptr);

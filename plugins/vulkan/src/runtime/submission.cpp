@@ -34,6 +34,7 @@ Submission::Submission(std::shared_ptr<Device> device) : device_(std::move(devic
 }
 
 Submission::~Submission() {
+  if (drivers_shut_down()) return;  // see loader.hpp
   const DeviceFns& fn = device_->fn();
   VkDevice dev = device_->handle();
   if (value_ != 0) {

@@ -27,6 +27,7 @@ void copy_text(char (&dst)[N], const std::string& text) {
 }  // namespace
 
 VulkanBackend::~VulkanBackend() {
+  if (drivers_shut_down()) return;  // see loader.hpp
   try {
     std::lock_guard lock(rt_->device->queue_mutex());
     rt_->device->fn().vkDeviceWaitIdle(rt_->device->handle());
