@@ -234,6 +234,7 @@ void Device::probe_and_create_device() {
   if (nv_sm_count) { *tail = &nv_sm; tail = &nv_sm.pNext; }
   if (amd_core_count) *tail = &amd_cores;
   ifn_.vkGetPhysicalDeviceProperties2(physical_, &props2);
+  note_driver(p12.driverID);
   limits_.multiprocessors = nv_sm_count ? nv_sm.shaderSMCount
                             : amd_core_count ? amd_cores.shaderEngineCount * amd_cores.computeUnitsPerShaderArray *
                                                    amd_cores.shaderArraysPerEngineCount

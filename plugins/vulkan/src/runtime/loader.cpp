@@ -71,14 +71,36 @@ const Loader& Loader::open() {
 namespace {
 
 std::atomic<bool> process_exiting{false};
+std::atomic<bool> non_mesa_driver{false};
 
 }  // namespace
 
-bool drivers_shut_down() { return process_exiting.load(std::memory_order_acquire); }
+bool drivers_shut_down() {
+  return process_exiting.load(std::memory_order_acquire) && non_mesa_driver.load(std::memory_order_acquire);
+}
+
+void note_driver(VkDriverId id) {
+  switch (id) {
+    case VK_DRIVER_ID_MESA_RADV:
+    case VK_DRIVER_ID_INTEL_OPEN_SOURCE_MESA:
+    case VK_DRIVER_ID_MESA_LLVMPIPE:
+    case VK_DRIVER_ID_MESA_TURNIP:
+    case VK_DRIVER_ID_MESA_V3DV:
+    case VK_DRIVER_ID_MESA_PANVK:
+    case VK_DRIVER_ID_MESA_VENUS:
+    case VK_DRIVER_ID_MESA_DOZEN: return;
+    default: non_mesa_driver.store(true, std::memory_order_release);
+  }
+}
 
 void watch_process_exit() {
   static std::once_flag registered;
   std::call_once(registered, [] {
+    // The plugin stays loaded from here on (like the drivers): the handler's code is its own, and
+    // what the runtime keeps for exit (vulkan_backend.cpp) is rooted in its data.
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void*>(&watch_process_exit), &self) != 0 && self.dli_fname != nullptr)
+      (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     std::atexit([] { process_exiting.store(true, std::memory_order_release); });
   });
 }

@@ -44,11 +44,16 @@ void keep_drivers_loaded();
 // reverse order of registration, so an object destroyed later at exit (a backend or registry in
 // static storage) would call into a dead driver and crash the process on its way out. Once set,
 // the runtime's destructors make no Vulkan calls: the process is ending and the OS reclaims the
-// memory (an on-disk pipeline cache is then not updated). Set by watch_process_exit's handler.
+// memory (an on-disk pipeline cache is then not updated). Set by watch_process_exit's handler, and
+// only where a driver other than Mesa's was opened (note_driver): Mesa's drivers are torn down
+// cleanly at exit (and checked for leaks that way in CI, on lavapipe).
 bool drivers_shut_down();
-// Registers (once per process) the exit handler that sets drivers_shut_down(). Call after a
-// vkCreateInstance succeeded, so that it runs before the handlers the drivers registered while
-// loading. Thread-safe.
+// Records the driver of an opened physical device (VkPhysicalDeviceVulkan12Properties::driverID).
+void note_driver(VkDriverId id);
+// Registers (once per process) the exit handler that sets drivers_shut_down(), and keeps this
+// plugin loaded for the process's life (its handler and what it keeps for exit live in it). Call
+// after a vkCreateInstance succeeded, so that the handler runs before those the drivers registered
+// while loading. Thread-safe.
 void watch_process_exit();
 
 // Instance-level and device-level entry points.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "runtime/host_dispatch.hpp"
 #include "runtime/program.hpp"
@@ -24,10 +26,23 @@ void copy_text(char (&dst)[N], const std::string& text) {
   std::memcpy(dst, text.data(), std::min(text.size(), N - 1));
 }
 
+// A runtime whose backend is destroyed at exit (drivers_shut_down(), loader.hpp): kept here, never
+// destroyed and reachable from a static, so that its device objects are neither torn down (the
+// driver may be gone) nor reported by LeakSanitizer as leaked.
+void keep_until_exit(std::shared_ptr<Runtime> runtime) {
+  static auto* const mutex = new std::mutex();                                 // never destroyed
+  static auto* const kept = new std::vector<std::shared_ptr<Runtime>>();  // never destroyed
+  std::lock_guard lock(*mutex);
+  kept->push_back(std::move(runtime));
+}
+
 }  // namespace
 
 VulkanBackend::~VulkanBackend() {
-  if (drivers_shut_down()) return;  // see loader.hpp
+  if (drivers_shut_down()) {
+    keep_until_exit(rt_);
+    return;
+  }
   try {
     std::lock_guard lock(rt_->device->queue_mutex());
     rt_->device->fn().vkDeviceWaitIdle(rt_->device->handle());
