@@ -64,12 +64,6 @@ const std::vector<Lowered>& unoptimized_corpus() {
   return corpus;
 }
 
-std::size_t count(const std::string& text, std::string_view part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
-
 bool contains(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
 }
@@ -480,11 +474,11 @@ TEST_CASE("float min/max are PTX's min/max alone, without a signed-zero fix-up")
     const std::string ptx = cuda::lower(b.build(), kSm90, cuda::LowerOptions{.workgroup = std::array<std::uint32_t, 3>{32, 1, 1},
                                                                               .optimize = optimize}).ptx;
     // One of each per copy of the body (the elementwise entry has several), and no fix-up compare.
-    const std::size_t copies = count(ptx, "max.f32 ");
+    const std::size_t copies = occurrences(ptx, "max.f32 ");
     CHECK(copies >= 1);
-    CHECK(count(ptx, "min.f32 ") == copies);
-    CHECK(count(ptx, "max.f64 ") == copies);
-    CHECK(count(ptx, "min.f64 ") == copies);
+    CHECK(occurrences(ptx, "min.f32 ") == copies);
+    CHECK(occurrences(ptx, "max.f64 ") == copies);
+    CHECK(occurrences(ptx, "min.f64 ") == copies);
     CHECK_FALSE(contains(ptx, "setp.eq.f"));
   }
 }
