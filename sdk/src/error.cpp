@@ -42,27 +42,30 @@ void fail(vyre_status code, std::string_view problem, std::string_view fix) {
   throw Error::make(code, problem, fix);
 }
 
-Error current_exception_as_error() {
-  try {
-    throw;
-  } catch (const Error& e) {
-    return e;
-  } catch (const std::bad_alloc&) {
-    return Error::make(VYRE_ERR_OUT_OF_MEMORY, "out of host memory",
-                       "free memory, or use smaller inputs, buffers or programs");
-  } catch (const std::filesystem::filesystem_error& e) {
+namespace detail {
+
+Error out_of_memory_error() {
+  return Error::make(VYRE_ERR_OUT_OF_MEMORY, "out of host memory",
+                     "free memory, or use smaller inputs, buffers or programs");
+}
+
+Error system_error_as_error(const std::system_error& e) {
+  if (dynamic_cast<const std::filesystem::filesystem_error*>(&e) != nullptr)
     return Error::make(VYRE_ERR_IO, e.what(), "check the path, its permissions and the free disk space");
-  } catch (const std::ios_base::failure& e) {
+  if (dynamic_cast<const std::ios_base::failure*>(&e) != nullptr)
     return Error::make(VYRE_ERR_IO, std::string("file input or output failed: ") + e.what(),
                        "check that every file named is a readable regular file and that the disk has space");
-  } catch (const std::exception& e) {
-    return Error::make(VYRE_ERR_INTERNAL, std::string("unexpected error: ") + e.what(),
-                       "report this with the command line that caused it");
-  } catch (...) {
-    return Error::make(VYRE_ERR_INTERNAL, "an unknown exception",
-                       "report this with the command line that caused it");
-  }
+  return unexpected_error(e.what());
 }
+
+Error unexpected_error(const char* what) {
+  if (what == nullptr)
+    return Error::make(VYRE_ERR_INTERNAL, "an unknown exception", "report this with the command line that caused it");
+  return Error::make(VYRE_ERR_INTERNAL, std::string("unexpected error: ") + what,
+                     "report this with the command line that caused it");
+}
+
+}  // namespace detail
 
 std::string_view status_name(vyre_status code) {
   switch (code) {
