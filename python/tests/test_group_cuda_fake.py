@@ -9,6 +9,7 @@ import ctypes
 import os
 
 import numpy as np
+import numpy.ctypeslib  # noqa: F401 -- NumPy 2 imports it lazily, which recursed inside the ctypes callback
 import pytest
 
 import vyre

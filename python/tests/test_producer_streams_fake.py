@@ -73,10 +73,19 @@ class CupyLike(TorchCudaLike):
     __module__ = "cupy"
 
 
+def installed(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ValueError:  # a module without a spec in sys.modules: another test's fake
+        return False
+
+
 @pytest.fixture
 def streams(monkeypatch, fake_cuda):
     for name in ("torch", "cupy"):
-        if name not in sys.modules and importlib.util.find_spec(name) is not None:
+        # Installed, imported or not: the backend keeps the stream functions of the module it met
+        # first for the process (python/src/dlpack.cpp), so a fake would not be seen after the real.
+        if installed(name):
             pytest.skip(f"a real {name} is installed: test_gpu.py checks the stream waits with it")
     torch = types.ModuleType("torch")
     torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 0)  # the legacy default stream
