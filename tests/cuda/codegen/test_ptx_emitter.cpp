@@ -404,7 +404,7 @@ TEST_CASE("without the optimizer transcendentals call the math library, defined 
 }
 
 TEST_CASE("transcendentals are inlined at each use, their data defined once before the entries") {
-  for (vyre::UnOp op : {vyre::UnOp::Exp, vyre::UnOp::Sin, vyre::UnOp::InverseSqrt}) {
+  for (vyre::UnOp op : {vyre::UnOp::Exp, vyre::UnOp::Tan, vyre::UnOp::InverseSqrt}) {
     const auto* fn = cuda::math_function(op, Type::F32);
     if (fn == nullptr) continue;
     INFO(fn->name);
@@ -415,7 +415,7 @@ TEST_CASE("transcendentals are inlined at each use, their data defined once befo
     CHECK(occurrences(ptx, "// vyre math inline: " + fn->name) == 3);
     // Each copy names its own registers (m0_, m1_, m2_).
     for (const char* prefix : {".reg .f32 %m0_f<", ".reg .f32 %m1_f<", ".reg .f32 %m2_f<"}) CHECK(contains(ptx, prefix));
-    // The data the copies read (sin's table of 2/pi) is defined once, before the entry.
+    // The data the copies read (tan's table of 2/pi) is defined once, before the entry.
     for (const std::string& dep : fn->dependencies) {
       std::string marker = std::string(cuda::codegen::kMathMarker) + dep;
       CHECK(occurrences(ptx, marker) == 1);
@@ -425,15 +425,93 @@ TEST_CASE("transcendentals are inlined at each use, their data defined once befo
 }
 
 TEST_CASE("past the inline budget of a function, math uses become calls") {
-  const auto* sin = cuda::math_function(vyre::UnOp::Sin, Type::F32);
-  if (sin == nullptr) return;
-  REQUIRE(sin->instructions > 0);
-  const auto inlined = static_cast<std::size_t>(cuda::codegen::kMathInlineBudget / static_cast<std::uint32_t>(sin->instructions));
-  const int uses = static_cast<int>(inlined) + 3;
-  auto ptx = cuda::lower(math_uses(vyre::UnOp::Sin, uses), kSm90).ptx;
-  CHECK(occurrences(ptx, "// vyre math inline: " + sin->name) == inlined);
-  CHECK(occurrences(ptx, "call (vyre_math_ret), " + sin->name + ", (vyre_math_arg);") == 3);
-  CHECK(occurrences(ptx, std::string(cuda::codegen::kMathMarker) + sin->name) == 1);
+  for (vyre::UnOp op : {vyre::UnOp::Tan, vyre::UnOp::Sin}) {
+    const auto* fn = cuda::math_function(op, Type::F32);
+    if (fn == nullptr) continue;
+    INFO(fn->name);
+    REQUIRE(fn->instructions > 0);
+    auto ptx = cuda::lower(math_uses(op, 200), kSm90).ptx;
+    const std::size_t calls = occurrences(ptx, "call (vyre_math_ret), " + fn->name + ", (vyre_math_arg);");
+    CHECK(calls > 0);
+    CHECK(occurrences(ptx, std::string(cuda::codegen::kMathMarker) + fn->name) == 1);
+    if (op == vyre::UnOp::Tan) {
+      const auto inlined = static_cast<std::size_t>(cuda::codegen::kMathInlineBudget / static_cast<std::uint32_t>(fn->instructions));
+      CHECK(occurrences(ptx, "// vyre math inline: " + fn->name) == inlined);
+      CHECK(calls == 200 - inlined);
+    } else {
+      // f32 sin inline is its parts and a selection (each of the 200 arguments is a new value).
+      CHECK(occurrences(ptx, "// vyre math inline: vyre_sin_cos_parts_f32") + calls == 200);
+      CHECK(occurrences(ptx, "// vyre math inline: vyre_sin_select_f32") + calls == 200);
+    }
+  }
+}
+
+// f32 sin and cos of one value share the reduction and both kernels where the first use dominates
+// the second and the value is not assigned in between; elsewhere each computes its own.
+namespace trig_sharing {
+
+vyre::Program straight(bool reassign) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto x = b.buffer("x", Access::Read, Type::F32);
+  auto y = b.buffer("y", Access::Output, Type::F32, 64);
+  auto i = b.let("i", local_id(0));
+  auto v = b.let("v", x[i]);
+  auto s = b.let("s", un(vyre::UnOp::Sin, v));
+  if (reassign) b.assign("v", v + f32(1.0f));
+  b.store(y, i, s * un(vyre::UnOp::Cos, v) + un(vyre::UnOp::Sin, v));
+  return b.build();
+}
+
+vyre::Program across_if(bool first_inside) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto x = b.buffer("x", Access::Read, Type::F32);
+  auto y = b.buffer("y", Access::Output, Type::F32, 64);
+  auto i = b.let("i", local_id(0));
+  auto v = b.let("v", x[i]);
+  if (first_inside) {
+    b.if_(lt(i, u32(7)), [&] { b.store(y, i, un(vyre::UnOp::Sin, v)); });
+    b.store(y, i + u32(1), un(vyre::UnOp::Cos, v));
+  } else {
+    auto s = b.let("s", un(vyre::UnOp::Sin, v));
+    b.if_(lt(i, u32(7)), [&] { b.store(y, i, s + un(vyre::UnOp::Cos, v)); });
+  }
+  return b.build();
+}
+
+std::size_t parts(const std::string& ptx) { return occurrences(ptx, "// vyre math inline: vyre_sin_cos_parts_f32"); }
+std::size_t selects(const std::string& ptx) {
+  return occurrences(ptx, "// vyre math inline: vyre_sin_select_f32") +
+         occurrences(ptx, "// vyre math inline: vyre_cos_select_f32");
+}
+
+}  // namespace trig_sharing
+
+TEST_CASE("f32 sin and cos of one value in straight-line code reduce it once") {
+  auto ptx = cuda::lower(trig_sharing::straight(false), kSm90).ptx;
+  CHECK(trig_sharing::parts(ptx) == 1);
+  CHECK(trig_sharing::selects(ptx) == 3);
+  CHECK_FALSE(contains(ptx, "vyre_sin_f32"));
+  CHECK_FALSE(contains(ptx, "call"));
+}
+
+TEST_CASE("f32 sin and cos parts are not reused after the value is assigned") {
+  auto ptx = cuda::lower(trig_sharing::straight(true), kSm90).ptx;
+  CHECK(trig_sharing::parts(ptx) == 2);
+  CHECK(trig_sharing::selects(ptx) == 3);
+}
+
+TEST_CASE("f32 sin and cos parts are reused inside a branch, not after one") {
+  auto before = cuda::lower(trig_sharing::across_if(false), kSm90).ptx;
+  CHECK(trig_sharing::parts(before) == 1);  // sin before the if dominates cos inside it
+  auto inside = cuda::lower(trig_sharing::across_if(true), kSm90).ptx;
+  CHECK(trig_sharing::parts(inside) == 2);  // sin inside the if does not reach cos after it
+  // Without the optimizer both are calls of the library functions.
+  auto plain = cuda::lower(trig_sharing::straight(false), kSm90, cuda::LowerOptions{.optimize = false}).ptx;
+  CHECK(trig_sharing::parts(plain) == 0);
+  CHECK(occurrences(plain, "call (vyre_math_ret), vyre_sin_f32, (vyre_math_arg);") == 2);
+  CHECK(occurrences(plain, "call (vyre_math_ret), vyre_cos_f32, (vyre_math_arg);") == 1);
 }
 
 TEST_CASE("literals and canonical NaN stores") {

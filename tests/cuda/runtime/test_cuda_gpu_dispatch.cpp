@@ -1,16 +1,19 @@
 // Host dispatch on the GPU: the examples on both backends, sync/async/timed/pipeline agreement,
 // grid_sync programs both cooperative and split, 8 threads on one instance, device-limit errors
 // before any device work, graph replay of compiled pipelines (no slower than plain dispatch),
-// caches and telemetry, workgroup memory under workgroup_override (one module per size).
+// caches and telemetry, workgroup memory under workgroup_override (one module per size), f32 sin and
+// cos of one value sharing their reduction.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <random>
 #include <thread>
 
 #include "gpu_support.hpp"
@@ -447,6 +450,68 @@ TEST_CASE("elementwise programs: the vectorised entry agrees with the reference 
     return backend.download(buffer, 0, n * 4);
   };
   CHECK(run(cuda()) == run(reference()));
+}
+
+namespace {
+
+// sin v and cos v of one f32 v (the emitter reduces v once for both, codegen/math_call.cpp), in the
+// elementwise entry's shape, and with v assigned between uses and sin inside a branch (each of
+// those computes its own reduction).
+Program sin_cos_shared(std::uint32_t n, bool branches) {
+  using namespace vyre::dsl;
+  vyre::ProgramBuilder b;
+  b.workgroup(128);
+  auto x = b.buffer("x", vyre::Access::Read, vyre::Type::F32, n);
+  auto s = b.buffer("s", vyre::Access::Output, vyre::Type::F32, n);
+  auto c = b.buffer("c", vyre::Access::Output, vyre::Type::F32, n);
+  auto m = b.buffer("m", vyre::Access::Output, vyre::Type::F32, n);
+  auto i = b.let("i", invocation_id(0));
+  if (!branches) {
+    auto v = b.let("v", x[i]);
+    b.store(s, i, un(vyre::UnOp::Sin, v));
+    b.store(c, i, un(vyre::UnOp::Cos, v));
+    b.store(m, i, un(vyre::UnOp::Sin, v) * un(vyre::UnOp::Cos, v) + un(vyre::UnOp::Sin, v * f32(0.5f)));
+    return b.build();
+  }
+  b.if_(lt(i, u32(n)), [&] {
+    auto v = b.let("v", x[i]);
+    b.if_(eq(i % u32(3), u32(0)), [&] { b.store(s, i, un(vyre::UnOp::Sin, v)); },
+          [&] { b.store(s, i, un(vyre::UnOp::Cos, v) + un(vyre::UnOp::Sin, v)); });
+    b.store(c, i, un(vyre::UnOp::Cos, v));
+    b.assign("v", v * f32(3.0f));
+    b.store(m, i, un(vyre::UnOp::Sin, v) - un(vyre::UnOp::Cos, v));
+  });
+  return b.build();
+}
+
+// f32 inputs over every exponent: random bit patterns (huge arguments take the Payne-Hanek path;
+// NaN, inf, subnormals), random values near the trigonometric range, and the signed zeros.
+ByteVector trig_inputs(std::uint32_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> near(-40.0f, 40.0f);
+  ByteVector bytes(std::size_t{n} * 4);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    std::uint32_t bits = static_cast<std::uint32_t>(rng());
+    if (k % 2 == 0) bits = std::bit_cast<std::uint32_t>(near(rng));
+    if (k == 0) bits = 0x80000000u;
+    if (k == 1) bits = 0;
+    std::memcpy(bytes.data() + std::size_t{k} * 4, &bits, 4);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("f32 sin and cos of one value, reduced once, agree with reference_cpu bit for bit") {
+  const std::uint32_t n = 1 << 16;
+  for (bool branches : {false, true}) {
+    CAPTURE(branches);
+    const Program program = sin_cos_shared(n, branches);
+    const std::vector<ByteVector> inputs{trig_inputs(n, branches ? 7 : 3)};
+    const auto expected = expected_outputs(program, inputs);
+    const auto actual = cuda().dispatch(cuda().compile(program), views(inputs));
+    CHECK(same_outputs("sin and cos of one value", program, inputs, expected, actual));
+  }
 }
 
 TEST_CASE("small elementwise host dispatches run on mapped memory, with no copies") {

@@ -28,6 +28,18 @@ std::string FunctionEmitter::register_declarations() const {
 void FunctionEmitter::put_label(std::string_view label) {
   body_ += label;
   body_ += ":\n";
+  sin_cos_parts_.clear();
+}
+
+const SinCosRegisters* FunctionEmitter::sin_cos_parts(std::string_view x) const {
+  for (const auto& [reg, parts] : sin_cos_parts_) {
+    if (reg == x) return &parts;
+  }
+  return nullptr;
+}
+
+void FunctionEmitter::forget_values_of(std::string_view reg) {
+  std::erase_if(sin_cos_parts_, [&](const auto& entry) { return entry.first == reg; });
 }
 
 void FunctionEmitter::comment(std::string_view text) {
@@ -68,6 +80,7 @@ std::string emit_nonzero(FunctionEmitter& f, const Value& value) {
 }
 
 void emit_move(FunctionEmitter& f, const std::string& to, const Value& from) {
+  f.forget_values_of(to);
   f.ins("mov.{} {}, {};", mov_type(reg_class(from.type)), to, from.reg);
 }
 

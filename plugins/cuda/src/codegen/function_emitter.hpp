@@ -19,9 +19,7 @@
 #include "lowering.hpp"
 #include "vyre/scoped_names.hpp"
 
-namespace vyre::cuda {
-struct MathFunction;
-}
+#include "math/math_library.hpp"
 
 namespace vyre::cuda::codegen {
 
@@ -104,6 +102,16 @@ class FunctionEmitter {
   std::uint32_t math_inline_sites = 0;
   std::uint32_t math_inline_instructions = 0;
 
+  // ---- values kept for reuse in straight-line code ----
+  // The f32 sin/cos parts of a register (math_call.cpp), from where they were computed until the
+  // next label (a join or a loop head, which paths that did not compute them reach) or the next
+  // write into that register (emit_move: an Assign).
+  const SinCosRegisters* sin_cos_parts(std::string_view x) const;
+  void keep_sin_cos_parts(std::string x, SinCosRegisters parts) {
+    sin_cos_parts_.emplace_back(std::move(x), std::move(parts));
+  }
+  void forget_values_of(std::string_view reg);
+
  private:
   const ProgramLayout& layout_;
   const Target& target_;
@@ -111,6 +119,7 @@ class FunctionEmitter {
   std::uint32_t label_count_ = 0;
   std::string body_;
   Variables variables_;
+  std::vector<std::pair<std::string, SinCosRegisters>> sin_cos_parts_;
 };
 
 // ---- small instruction idioms shared by the lowering stages ----

@@ -97,6 +97,29 @@ std::string math_inline_ptx(const MathFunction& f, const std::string& arg, const
   return {};  // data, not a function
 }
 
+InlineBlock sin_cos_parts_inline(const std::string& x, const SinCosRegisters& dest,
+                                 const std::string& prefix) {
+  math::PtxBackend b(prefix);
+  b.begin_inline("vyre_sin_cos_parts_f32");
+  auto parts = math::sin_cos_parts_f32(b, b.inline_arg(x, math::PtxBackend::F32{}));
+  std::string ptx = b.finish_inline_outputs(
+      {{"f32", parts.s.r, dest.s}, {"f32", parts.c.r, dest.c}, {"b32", parts.n.r, dest.n}});
+  return {std::move(ptx), b.dependencies(), b.instructions()};
+}
+
+InlineBlock sin_cos_select_inline(vyre::UnOp op, const SinCosRegisters& parts, const std::string& x,
+                                  const std::string& dest, const std::string& prefix) {
+  using F32 = math::PtxBackend::F32;
+  using B32 = math::PtxBackend::B32;
+  math::PtxBackend b(prefix);
+  b.begin_inline(op == vyre::UnOp::Sin ? "vyre_sin_select_f32" : "vyre_cos_select_f32");
+  math::SinCosF32<math::PtxBackend> in{b.inline_arg(parts.s, F32{}), b.inline_arg(parts.c, F32{}),
+                                      b.inline_arg(parts.n, B32{})};
+  auto y = math::sin_cos_select_f32(b, in, b.inline_arg(x, F32{}), op == vyre::UnOp::Sin ? 0 : 1);
+  std::string ptx = b.finish_inline_outputs({{"f32", y.r, dest}});
+  return {std::move(ptx), b.dependencies(), b.instructions()};
+}
+
 const MathFunction* math_function_by_name(std::string_view name) {
   const auto& index = by_name();
   auto it = index.find(name);

@@ -44,6 +44,25 @@ struct MathFunction {
 std::string math_inline_ptx(const MathFunction& f, const std::string& arg, const std::string& dest,
                             const std::string& prefix);
 
+// f32 sin and cos of one value share their range reduction and both kernels (trig.hpp,
+// SinCosF32): an emitter that meets sin x and cos x computes the parts once into registers of its
+// own and selects each result from them, with the same bits as the two functions.
+struct SinCosRegisters {
+  std::string s, c;  // f32: sin r, cos r
+  std::string n;     // b32: the quadrant count
+};
+struct InlineBlock {
+  std::string ptx;                        // `{ .reg ...; body; mov dest, result; ... }`
+  std::vector<std::string> dependencies;  // module-scope data it reads (math_function_by_name)
+  int instructions = 0;
+};
+// The parts of f32 `x` into `dest`.
+InlineBlock sin_cos_parts_inline(const std::string& x, const SinCosRegisters& dest,
+                                 const std::string& prefix);
+// sin x (op Sin) or cos x (op Cos) into `dest` from the parts of `x`.
+InlineBlock sin_cos_select_inline(vyre::UnOp op, const SinCosRegisters& parts, const std::string& x,
+                                  const std::string& dest, const std::string& prefix);
+
 // The library function computing `op` on `type` (F32 or F64), or nullptr if `op` on `type` is not
 // a library op (e.g. sqrt, abs, or an integer type).
 const MathFunction* math_function(vyre::UnOp op, vyre::Type type);

@@ -123,10 +123,15 @@ std::string PtxBackend::finish_inline(const F64& result, const std::string& dest
 
 std::string PtxBackend::finish_inline_with(const std::string& type, const std::string& result_reg,
                                            const std::string& dest) {
+  return finish_inline_outputs({{type.c_str(), result_reg, dest}});
+}
+
+std::string PtxBackend::finish_inline_outputs(std::initializer_list<Output> outputs) {
   std::string out = "{\n";
   out += declarations();
   out += body_;
-  out += "\tmov." + type + " " + dest + ", " + result_reg + ";\n}\n";
+  for (const Output& o : outputs) out += "\tmov." + std::string(o.type) + " " + o.dest + ", " + o.result + ";\n";
+  out += "}\n";
   return out;
 }
 

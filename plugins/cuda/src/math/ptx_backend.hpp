@@ -178,6 +178,17 @@ class PtxBackend {
   F64 begin_inline_f64(const std::string& name, const std::string& arg);
   std::string finish_inline(const F32& result, const std::string& dest);
   std::string finish_inline(const F64& result, const std::string& dest);
+  // A block of several inputs and outputs: begin_inline, one inline_arg per caller register read,
+  // then finish_inline_outputs with each result and the caller register it is moved to.
+  void begin_inline(const std::string& name) { name_ = name; }
+  F32 inline_arg(const std::string& arg, F32) { return op<F32>("mov.f32", {arg}); }
+  B32 inline_arg(const std::string& arg, B32) { return op<B32>("mov.b32", {arg}); }
+  struct Output {
+    const char* type;  // "f32", "b32", ...
+    std::string result;
+    std::string dest;
+  };
+  std::string finish_inline_outputs(std::initializer_list<Output> outputs);
   // The number of instructions written so far (labels excluded).
   int instructions() const { return n_instructions_; }
   // The names of the module-scope data the body reads (tables, f64 constants).

@@ -1,5 +1,5 @@
 // sin, cos and tan: after the reduction x = n pi/2 + (r_hi + r_lo), both kernels are evaluated
-// (no divergent branch) as double-words (f64 and f32 tan; f32 sin and cos: sin_or_cos_f32)
+// (no divergent branch) as double-words (f64 and f32 tan; f32 sin and cos: sin_cos_parts_f32)
 //   sin(r) = r + r^3 S(r^2) + r_lo (1 - r^2/2)
 //   cos(r) = (1 - r^2/2) + r^4 C(r^2) - r r_lo    (1 - r^2/2 with its rounding error, r^2 exact)
 // and combined by quadrant: sin x = +-sin r or +-cos r, cos x likewise, and tan x = sin r / cos r
@@ -57,17 +57,40 @@ DW<typename P::template F<B>> cos_kernel(B& b, const TrigReduction<P, B>& r) {
 
 // f32 sin and cos (SPEC §5: 4 ULP): both kernels in plain f32 arithmetic, r_lo entering once:
 //   sin(r) = r + fma(r^3, S(r^2), r_lo),   cos(r) = fma(r^2, fma(r^2, C(r^2), -1/2), 1)
-// (cos drops r r_lo, below half an ulp of cos r).
+// (cos drops r r_lo, below half an ulp of cos r). The parts up to the quadrant's choice are the
+// same for sin x and cos x (SinCosF32): a caller that needs both of one x computes them once and
+// selects twice (the CUDA emitter does, codegen/math_call.cpp), with the same bits as two calls.
 template <class B>
-typename B::F32 sin_or_cos_f32(B& b, const TrigReduction<P32, B>& r, std::uint32_t shift) {
+struct SinCosF32 {
+  typename B::F32 s;  // sin r
+  typename B::F32 c;  // cos r
+  typename B::B32 n;  // the quadrant count of the reduction
+};
+
+template <class B>
+SinCosF32<B> sin_cos_parts_f32(B& b, const TrigReduction<P32, B>& r) {
   auto z = b.mul(r.r_hi, r.r_hi);
   auto s = b.add(r.r_hi, b.fma(b.mul(z, r.r_hi), horner(b, z, TrigPoly<P32>::kSin), r.r_lo));
   auto c = b.fma(z, b.fma(z, horner(b, z, TrigPoly<P32>::kCos), b.c(-0.5f)), b.c(1.0f));
-  auto n = b.add(r.n, b.u32(shift));
+  return {s, c, r.n};
+}
+
+template <class B>
+SinCosF32<B> sin_cos_parts_f32(B& b, const typename B::F32& x) {
+  return sin_cos_parts_f32(b, trig_reduce<P32>(b, x));
+}
+
+// sin x (shift 0) or cos x (shift 1) from the parts of x; sin keeps the sign of a zero x.
+template <class B>
+typename B::F32 sin_cos_select_f32(B& b, const SinCosF32<B>& parts, const typename B::F32& x,
+                                   std::uint32_t shift) {
+  auto n = b.add(parts.n, b.u32(shift));
   auto odd = b.eq(b.and_(n, b.u32(1)), b.u32(1));
   auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
-  auto y = b.sel(odd, c, s);
-  return b.sel(negative, b.neg(y), y);
+  auto y = b.sel(odd, parts.c, parts.s);
+  y = b.sel(negative, b.neg(y), y);
+  if (shift == 0) y = b.sel(b.eq(x, b.c(0.0f)), x, y);  // sin(-0) = -0
+  return y;
 }
 
 // (sin r, cos r) chosen and signed for the quadrant of sin (shift 0) or cos (shift 1).
@@ -83,23 +106,21 @@ typename P::template F<B> sin_or_cos_dw(B& b, const TrigReduction<P, B>& r, std:
 }
 
 template <class P, class B>
-typename P::template F<B> sin_or_cos(B& b, const TrigReduction<P, B>& r, std::uint32_t shift) {
-  if constexpr (std::is_same_v<P, P32>) return sin_or_cos_f32(b, r, shift);
-  else return sin_or_cos_dw<P>(b, r, shift);
-}
-
-template <class P, class B>
 typename P::template F<B> sin_fn(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
-  auto r = trig_reduce<P>(b, x);
-  auto y = sin_or_cos<P>(b, r, 0);
-  return b.sel(b.eq(x, b.c(K(0))), x, y);  // sin(-0) = -0
+  if constexpr (std::is_same_v<P, P32>) {
+    return sin_cos_select_f32(b, sin_cos_parts_f32(b, x), x, 0);
+  } else {
+    auto r = trig_reduce<P>(b, x);
+    auto y = sin_or_cos_dw<P>(b, r, 0);
+    return b.sel(b.eq(x, b.c(K(0))), x, y);  // sin(-0) = -0
+  }
 }
 
 template <class P, class B>
 typename P::template F<B> cos_fn(B& b, const typename P::template F<B>& x) {
-  auto r = trig_reduce<P>(b, x);
-  return sin_or_cos<P>(b, r, 1);
+  if constexpr (std::is_same_v<P, P32>) return sin_cos_select_f32(b, sin_cos_parts_f32(b, x), x, 1);
+  else return sin_or_cos_dw<P>(b, trig_reduce<P>(b, x), 1);
 }
 
 // f32 tan (SPEC §5: 5 ULP; exhaustively within 1, ACCURACY.md): one odd polynomial on the reduced
