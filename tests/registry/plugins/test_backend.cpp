@@ -1,15 +1,10 @@
-// A kit-based test backend. One source, several plugins: the compile definitions pick the id,
-// rank, capabilities, extra ops and misbehaviours (see tests/registry/CMakeLists.txt).
-//   TEST_ID, TEST_RANK, TEST_CAPS          the registration
-//   TEST_EXTRA_OPS                          space-separated ops declared besides the base set
-//   TEST_CREATE_FAILS                       create throws VYRE_ERR_NO_DEVICE
-//   TEST_THROWS                             calls throw non-vyre exceptions (the kit must catch);
-//                                           compile only for workgroup_size[0] == 7
-//   TEST_NULL_SLOT                          the registered table has a NULL slot
+// A kit-based test backend, compiled once for all the test plugins of tests/registry: the plugin's
+// TestVariant (test_variant.hpp) picks the id, rank, capabilities, extra ops and misbehaviours.
 // At run time, VYRE_TEST_CREATE_GATE=<id>:<file> makes create of backend <id> wait until <file>
 // exists (at most 20 s, then it fails with VYRE_ERR_TIMEOUT): tests hold a create in progress.
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -20,14 +15,8 @@
 #include <thread>
 
 #include "mini_interpreter.hpp"
+#include "test_variant.hpp"
 #include "vyre/plugin_kit.hpp"
-
-#ifndef TEST_EXTRA_OPS
-#define TEST_EXTRA_OPS ""
-#endif
-#ifndef TEST_CAPS
-#define TEST_CAPS 0
-#endif
 
 namespace {
 
@@ -40,7 +29,7 @@ std::vector<std::string> declared_ops() {
   std::vector<std::string> ops = {"load.u32",  "store.u32", "builtin.invocation_id",
                                   "builtin.buf_len", "bin.xor.u32", "bin.lt.u32",
                                   "node.let",  "node.if",   "node.return"};
-  std::istringstream extra(TEST_EXTRA_OPS);
+  std::istringstream extra(kTestVariant.extra_ops);
   for (std::string op; extra >> op;) ops.push_back(op);
   return ops;
 }
@@ -78,22 +67,22 @@ class ThreadPending final : public vyre::kit::Pending {
 class TestBackend final : public vyre::kit::BackendImpl {
  public:
   void device_profile(vyre_device_profile& out) override {
-    if (TEST_THROWS) throw 42;  // not even a std::exception
+    if (kTestVariant.throws) throw 42;  // not even a std::exception
     out.kind = VYRE_DEVICE_KIND_CPU;
-    std::strcpy(out.name, "test device " TEST_ID);
+    std::snprintf(out.name, sizeof out.name, "test device %s", kTestVariant.id);
     std::strcpy(out.target, "cpu");
     out.max_threads_per_workgroup = 1024;
   }
 
   std::shared_ptr<vyre::kit::CompiledProgram> compile(vyre::Program program,
                                                       std::string fingerprint) override {
-    if (TEST_THROWS && program.workgroup_size[0] == 7) throw std::runtime_error("boom in compile");
+    if (kTestVariant.throws && program.workgroup_size[0] == 7) throw std::runtime_error("boom in compile");
     ++compiles_;
     return std::make_shared<vyre::kit::CompiledProgram>(std::move(program), std::move(fingerprint));
   }
 
   void dispatch(const vyre::kit::HostDispatch& d) override {
-    if (TEST_THROWS) throw std::bad_alloc();
+    if (kTestVariant.throws) throw std::bad_alloc();
     ++dispatches_;
     const vyre::Program& p = d.program->program();
     std::vector<std::vector<std::uint32_t>> memory(p.buffers.size());
@@ -172,7 +161,7 @@ class TestBackend final : public vyre::kit::BackendImpl {
   }
 
   std::vector<vyre::kit::Counter> metrics() override {
-    if (TEST_THROWS) vyre::fail(VYRE_ERR_DEVICE, "metrics exploded", "do not call metrics");
+    if (kTestVariant.throws) vyre::fail(VYRE_ERR_DEVICE, "metrics exploded", "do not call metrics");
     return {{"test_compiles", compiles_.load()},
             {"test_dispatches", dispatches_.load()},
             {"test_frees", frees_.load()}};
@@ -218,7 +207,7 @@ class TestBackend final : public vyre::kit::BackendImpl {
 // VYRE_TEST_CREATE_GATE (see the top comment).
 void wait_for_create_gate() {
   const char* gate = std::getenv("VYRE_TEST_CREATE_GATE");
-  const std::string prefix = std::string(TEST_ID) + ":";
+  const std::string prefix = std::string(kTestVariant.id) + ":";
   if (gate == nullptr || std::strncmp(gate, prefix.c_str(), prefix.size()) != 0) return;
   const std::filesystem::path file(gate + prefix.size());
   const auto deadline = std::chrono::steady_clock::now() + 20s;
@@ -233,16 +222,16 @@ void wait_for_create_gate() {
 const vyre::kit::PluginSpec& spec() {
   static const vyre::kit::PluginSpec s = [] {
     vyre::kit::PluginSpec p;
-    p.id = TEST_ID;
+    p.id = kTestVariant.id;
     p.version = "0.0.1-test";
-    p.rank = TEST_RANK;
-    p.capabilities = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_RESIDENT | TEST_CAPS;
+    p.rank = kTestVariant.rank;
+    p.capabilities = VYRE_CAP_DISPATCH | VYRE_CAP_ASYNC | VYRE_CAP_RESIDENT | kTestVariant.capabilities;
     p.op_ids = declared_ops();
     p.create = [](const vyre::CreateOptions&) -> std::unique_ptr<vyre::kit::BackendImpl> {
-      if (TEST_CREATE_FAILS)
-        vyre::fail(VYRE_ERR_NO_DEVICE, "the test device " TEST_ID " is switched off",
+      if (kTestVariant.create_fails)
+        vyre::fail(VYRE_ERR_NO_DEVICE, std::string("the test device ") + kTestVariant.id + " is switched off",
                    "this backend never creates; it tests skipping");
-      vyre::kit::log(VYRE_LOG_INFO, "creating an instance of " TEST_ID);
+      vyre::kit::log(VYRE_LOG_INFO, std::string("creating an instance of ") + kTestVariant.id);
       wait_for_create_gate();
       return std::make_unique<TestBackend>();
     };
@@ -256,7 +245,7 @@ const vyre::kit::PluginSpec& spec() {
 extern "C" VYRE_PLUGIN_EXPORT vyre_status vyre_backend_register(const vyre_host_info* host,
                                                                 vyre_backend_info* info) {
   const vyre_status status = vyre::kit::register_backend(spec(), host, info);
-  if (!TEST_NULL_SLOT || status != VYRE_OK) return status;
+  if (!kTestVariant.null_slot || status != VYRE_OK) return status;
   static vyre_backend_fns broken;
   std::memcpy(&broken, info->fns, sizeof broken);
   broken.sequence_run = nullptr;
