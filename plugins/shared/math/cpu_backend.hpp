@@ -51,14 +51,17 @@ class CpuBackend {
   static F64 recip(F64 a) { return {1.0 / a.v}; }
   static F32 sqrt(F32 a) { return {std::sqrt(a.v)}; }
   static F64 sqrt(F64 a) { return {std::sqrt(a.v)}; }
-  // rsqrt.approx.f32, the one approximate instruction (inverse_sqrt and asin f32's first guess).
-  // The GPU's bits are not specified, only a relative error of at most 2^-22.9 (PTX ISA) with the IEEE
-  // special values (+-0 -> +-inf, +inf -> +0, x < 0 and NaN -> NaN). The model returns the
-  // rsqrt_approx_pick-th float (from below; the largest if there are fewer) of those within that
-  // error of 1/sqrt(a), so that a sweep over every pick (kRsqrtApproxPicks) checks each value the
-  // device may return. Set the pick before a sweep starts; the sweep's threads only read it.
-  static inline int rsqrt_approx_pick = 0;
+  // The two approximate instructions, rsqrt.approx.f32 (inverse_sqrt and asin f32's first guess)
+  // and rcp.approx.ftz.f32 (the reciprocal in tanh, sinh and cosh f32). The GPU's bits are not
+  // specified, only an error bound (PTX ISA) and the IEEE special values, so each model returns the
+  // approx_pick-th float (from below; the largest if there are fewer) of those the bound admits,
+  // and a sweep over every pick (kRsqrtApproxPicks, kRcpApproxPicks) checks each value the device
+  // may return. A function uses at most one of them. Set the pick before a sweep starts; the
+  // sweep's threads only read it.
+  static inline int approx_pick = 0;
   static constexpr int kRsqrtApproxPicks = 5;  // the interval is < 4.3 float spacings wide
+  static constexpr int kRcpApproxPicks = 4;    // v +- ulp(v): 3 floats, 4 below a power of two
+  // rsqrt.approx.f32: relative error at most 2^-22.9; +-0 -> +-inf, +inf -> +0, x < 0 and NaN -> NaN.
   static F32 rsqrt_approx(F32 a) {
     const float x = a.v;
     if (x != x || x < 0.0f) return {std::numeric_limits<float>::quiet_NaN()};
@@ -66,15 +69,20 @@ class CpuBackend {
     if (x == std::numeric_limits<float>::infinity()) return {0.0f};
     const double v = 1.0 / std::sqrt(static_cast<double>(x));  // within 2^-52 relative
     static const double eps = std::exp2(-22.9) * (1 + 0x1p-40);  // widened by the error of v
-    const double lo_bound = v * (1 - eps);
-    const double hi_bound = v * (1 + eps);
-    float y = static_cast<float>(lo_bound);
-    if (static_cast<double>(y) < lo_bound) y = std::nextafter(y, std::numeric_limits<float>::infinity());
-    for (int i = 0; i < rsqrt_approx_pick; ++i) {
-      const float next = std::nextafter(y, std::numeric_limits<float>::infinity());
-      if (static_cast<double>(next) > hi_bound) break;
-      y = next;
-    }
+    return {pick_within(v * (1 - eps), v * (1 + eps))};
+  }
+  // rcp.approx.ftz.f32: at most 1 ulp (of the exact 1/x) from 1/x; subnormal inputs and results
+  // flush to zero of their sign; +-0 -> +-inf, +-inf -> +-0, NaN -> NaN.
+  static F32 rcp_approx_ftz(F32 a) {
+    float x = a.v;
+    if (x != x) return {std::numeric_limits<float>::quiet_NaN()};
+    if (std::fabs(x) < std::numeric_limits<float>::min()) x = std::copysign(0.0f, x);
+    if (x == 0.0f) return {std::copysign(std::numeric_limits<float>::infinity(), x)};
+    if (std::isinf(x)) return {std::copysign(0.0f, x)};
+    const double v = 1.0 / static_cast<double>(x);  // exact in double: |1/x| has 24 bits
+    const double ulp = std::ldexp(1.0, std::ilogb(v) - 23);
+    const float y = pick_within(v - ulp, v + ulp);
+    if (std::fabs(y) < std::numeric_limits<float>::min()) return {std::copysign(0.0f, x)};
     return {y};
   }
   static F32 neg(F32 a) { return {-a.v}; }
@@ -198,6 +206,18 @@ class CpuBackend {
     if (a >= static_cast<T>(2147483647.0)) return std::numeric_limits<std::int32_t>::max();
     if (a <= static_cast<T>(-2147483648.0)) return std::numeric_limits<std::int32_t>::min();
     return static_cast<std::int32_t>(a);
+  }
+
+  // The approx_pick-th float of [lo, hi] (lo <= hi, finite, of one sign) from below, or its largest.
+  static float pick_within(double lo, double hi) {
+    float y = static_cast<float>(lo);
+    if (static_cast<double>(y) < lo) y = std::nextafter(y, std::numeric_limits<float>::infinity());
+    for (int i = 0; i < approx_pick; ++i) {
+      const float next = std::nextafter(y, std::numeric_limits<float>::infinity());
+      if (static_cast<double>(next) > hi) break;
+      y = next;
+    }
+    return y;
   }
 };
 

@@ -127,14 +127,18 @@ TEST_CASE("no instruction flushes subnormals and float div/sqrt/rcp round to nea
   std::size_t checked = 0;
   for (const auto& [label, lowered] : lowered_corpus()) {
     INFO(label);
-    CHECK_FALSE(contains(lowered.ptx, ".ftz"));
+    // The two approximate instructions, each a first guess the algorithm corrects
+    // (plugins/shared/math/algorithms): rsqrt.approx.f32 in inverse_sqrt and asin f32 (subnormals
+    // kept), and rcp.approx.ftz.f32 in tanh, sinh and cosh f32 (of normal values with normal
+    // reciprocals only, where .ftz changes nothing: common.hpp recip_refined_f32).
+    const bool hyperbolic = label.starts_with("un.tanh.f32") || label.starts_with("un.sinh.f32") ||
+                            label.starts_with("un.cosh.f32");
     for (const auto& entry : ptx_test::entries(lowered.ptx)) {
       for (const auto& instruction : entry.instructions) {
         std::string op = ptx_test::opcode(instruction);
         INFO(instruction);
-        // The one approximate instruction: the first guess of inverse_sqrt f32 and of asin f32's
-        // square root (plugins/shared/math/algorithms/{inverse_sqrt,asin_acos}.hpp), each
-        // corrected; subnormals kept (no .ftz).
+        if (hyperbolic && op == "rcp.approx.ftz.f32") continue;
+        CHECK_FALSE(contains(op, ".ftz"));
         if (op != "rsqrt.approx.f32") CHECK_FALSE(contains(op, ".approx"));
         bool rounded_op = op.rfind("div.", 0) == 0 || op.rfind("sqrt.", 0) == 0 ||
                           op.rfind("rcp.", 0) == 0 || op.rfind("add.", 0) == 0 ||

@@ -54,10 +54,16 @@ F32Fn cpu_f32(vyre::UnOp op) { return find(kTable32, op); }
 F64Fn cpu_f64(vyre::UnOp op) { return find(kTable64, op); }
 
 int f32_variants(vyre::UnOp op) {
-  const bool guesses = op == vyre::UnOp::InverseSqrt || op == vyre::UnOp::Asin;  // rsqrt_approx users
-  return guesses ? CpuBackend::kRsqrtApproxPicks : 1;
+  switch (op) {
+    case vyre::UnOp::InverseSqrt:
+    case vyre::UnOp::Asin: return CpuBackend::kRsqrtApproxPicks;  // rsqrt_approx users
+    case vyre::UnOp::Tanh:
+    case vyre::UnOp::Sinh:
+    case vyre::UnOp::Cosh: return CpuBackend::kRcpApproxPicks;  // rcp_approx_ftz users
+    default: return 1;
+  }
 }
 
-void use_f32_variant(int variant) { CpuBackend::rsqrt_approx_pick = variant; }
+void use_f32_variant(int variant) { CpuBackend::approx_pick = variant; }
 
 }  // namespace vyre::cuda::math_test

@@ -12,10 +12,12 @@
 // The exhaustive f32 run and longer f64 runs are vyre-math-check's job (ACCURACY.md).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "cpu_math.hpp"
 #include "math/algorithms/functions.hpp"
@@ -143,6 +145,38 @@ TEST_CASE("f32 inverse_sqrt: the model of rsqrt.approx.f32 offers every admissib
   CHECK(std::fabs(highest - exact) / exact <= std::exp2(-22.9));
   CHECK(std::nextafter(lowest, 0.0f) < exact * (1 - std::exp2(-22.9)));
   CHECK(std::nextafter(highest, 1.0f) > exact * (1 + std::exp2(-22.9)));
+}
+
+TEST_CASE("f32 tanh, sinh, cosh: the model of rcp.approx.ftz.f32 offers every value within 1 ulp") {
+  use_f32_variant(0);
+  for (float x : {3.0f, 1.5f, -7.25f, 0.7f}) {
+    CAPTURE(x);
+    const double exact = 1.0 / x;
+    const double ulp = std::ldexp(1.0, std::ilogb(exact) - 23);
+    std::vector<float> offered;
+    for (int v = 0; v < f32_variants(vyre::UnOp::Tanh); ++v) {
+      use_f32_variant(v);
+      offered.push_back(vyre::math::CpuBackend::rcp_approx_ftz({x}).v);
+    }
+    use_f32_variant(0);
+    CHECK(std::is_sorted(offered.begin(), offered.end()));
+    for (float y : offered) CHECK(std::fabs(y - exact) <= ulp);
+    CHECK(std::fabs(std::nextafter(offered.front(), -INFINITY) - exact) > ulp);  // none below
+    CHECK(std::fabs(std::nextafter(offered.back(), INFINITY) - exact) > ulp);    // none above
+    CHECK(offered.front() < exact);
+    CHECK(offered.back() > exact);
+  }
+  // Powers of two: the exact value and three neighbours (the spacing halves below it).
+  use_f32_variant(3);
+  CHECK(vyre::math::CpuBackend::rcp_approx_ftz({0.25f}).v == 4.0f + 0x1p-21f);
+  use_f32_variant(0);
+  CHECK(vyre::math::CpuBackend::rcp_approx_ftz({0.25f}).v == 4.0f - 0x1p-21f);
+  // Subnormal inputs and results flush to zero of their sign; the IEEE special values.
+  CHECK(vyre::math::CpuBackend::rcp_approx_ftz({0x1p-130f}).v == INFINITY);
+  CHECK(std::signbit(vyre::math::CpuBackend::rcp_approx_ftz({-0x1p127f}).v));
+  CHECK(vyre::math::CpuBackend::rcp_approx_ftz({-0x1p127f}).v == 0.0f);
+  CHECK(vyre::math::CpuBackend::rcp_approx_ftz({-INFINITY}).v == 0.0f);
+  CHECK(std::isnan(vyre::math::CpuBackend::rcp_approx_ftz({NAN}).v));
 }
 
 TEST_CASE("f64: seeded random inputs are within the ULP bound") {

@@ -2,9 +2,10 @@
 // fresh virtual register) to the body of the .func being built. It has the same interface as
 // CpuBackend (cpu_backend.hpp), which defines what each operation computes; the algorithms are
 // templates over the backend, so the PTX printed here and the CPU evaluation are the same sequence.
-// Only IEEE .rn arithmetic, exact integer/bit operations and explicit conversions are emitted:
-// never .ftz, and .approx only in rsqrt_approx (the corrected first guess of inverse_sqrt f32 and
-// of asin f32's square root).
+// Only IEEE .rn arithmetic, exact integer/bit operations and explicit conversions are emitted,
+// except the two approximations the algorithms correct: rsqrt_approx (the first guess of
+// inverse_sqrt f32 and of asin f32's square root) and rcp_approx_ftz (of the reciprocal in tanh,
+// sinh and cosh f32, only of normal values with normal reciprocals, where .ftz changes nothing).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +55,9 @@ class PtxBackend {
   // as a first guess that the algorithm corrects: inverse_sqrt f32's (one Newton step,
   // inverse_sqrt.hpp) and asin f32's square root (a double-word, asin_acos.hpp).
   F32 rsqrt_approx(const F32& a) { return op<F32>("rsqrt.approx.f32", {a.r}); }
+  // MUFU.RCP alone (the .ftz form: without it ptxas adds a subnormal rescaling), at most 1 ulp
+  // from 1/a (PTX ISA); see recip_refined_f32 (common.hpp) for its one use.
+  F32 rcp_approx_ftz(const F32& a) { return op<F32>("rcp.approx.ftz.f32", {a.r}); }
   F32 neg(const F32& a) { return op<F32>("neg.f32", {a.r}); }
   F64 neg(const F64& a) { return op<F64>("neg.f64", {a.r}); }
   F32 abs(const F32& a) { return op<F32>("abs.f32", {a.r}); }

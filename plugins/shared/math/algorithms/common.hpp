@@ -106,6 +106,22 @@ typename P::template F<B> scale(B& b, const typename P::template F<B>& x, const 
   return b.mul(b.mul(x, pow2<P>(b, k1)), pow2<P>(b, k2));
 }
 
+// 1 / a for f32 a whose magnitude is in [2^-125, 2^125] (or NaN): on backends with
+// rcp_approx_ftz (PTX: MUFU.RCP, at most 1 ulp from 1/a; a and 1/a normal, so .ftz changes
+// nothing) its guess y and one Newton step y + y (1 - a y), the residual from one fma (exact to
+// 2^-48) and the step's error y e^2 < 2^-45 relative: within 0.5 ulp + 2^-45 relative of 1/a (the
+// bits of rcp.rn but for rare near-halfway cases, one ulp apart). The CPU model sweeps every
+// admissible guess (cpu_backend.hpp). Elsewhere rcp.rn itself.
+template <class B>
+typename B::F32 recip_refined_f32(B& b, const typename B::F32& a) {
+  if constexpr (requires { b.rcp_approx_ftz(a); }) {
+    auto y = b.rcp_approx_ftz(a);
+    return b.fma(y, b.fma(b.neg(a), y, b.c(1.0f)), y);
+  } else {
+    return b.recip(a);
+  }
+}
+
 // The bits of `magnitude` (>= 0) with the sign bit of `sign_source`.
 template <class P, class B>
 typename P::template F<B> with_sign_of(B& b, const typename P::template F<B>& magnitude,

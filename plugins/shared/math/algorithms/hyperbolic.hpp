@@ -8,7 +8,8 @@
 // That is the f64 algorithm. f32 (SPEC §5: 4 ULP; exhaustively within 2, ACCURACY.md) uses the f32
 // exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
 // P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale;
-// tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma.
+// tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma. The
+// reciprocals (of P in [0.7, 1.5], of d in [2, 2^30]) are recip_refined_f32 (common.hpp).
 #pragma once
 
 #include <type_traits>
@@ -117,7 +118,7 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   auto e = exp_f32_parts(b, ac);
   auto p = b.fma(e.r, e.q, b.c(1.0f));
   auto kk = b.sel(b.lt_s(e.k, b.u32(C::kMaxK)), e.k, b.u32(C::kMaxK));
-  auto g = b.mul(b.mul(b.recip(p), pow2<P32>(b, b.sub(b.u32(0), b.add(kk, kk)))), b.c(sign));
+  auto g = b.mul(b.mul(recip_refined_f32(b, p), pow2<P32>(b, b.sub(b.u32(0), b.add(kk, kk)))), b.c(sign));
   // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back; cosh's sum
   // does not need it (within 1 ULP without).
   auto v = sign < 0 ? b.add(p, b.add(g, b.fma(e.r, e.q, b.sub(b.c(1.0f), p))))  // 1 - p exact
@@ -154,7 +155,7 @@ typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
   auto e = exp_f32_parts(b, b.add(ac, ac));  // 2a = k ln2 + r, k in [1, 29]
   auto sc = pow2<P32>(b, e.k);
   auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1
-  auto big = b.fma(b.c(-2.0f), b.recip(d), b.c(1.0f));
+  auto big = b.fma(b.c(-2.0f), recip_refined_f32(b, d), b.c(1.0f));
   return with_sign_of<P32>(b, b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big), x);  // NaN: big is NaN
 }
 
