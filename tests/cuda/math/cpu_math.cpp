@@ -59,7 +59,8 @@ int f32_variants(vyre::UnOp op) {
     case vyre::UnOp::Asin: return CpuBackend::kRsqrtApproxPicks;  // rsqrt_approx users
     case vyre::UnOp::Tanh:
     case vyre::UnOp::Sinh:
-    case vyre::UnOp::Cosh: return CpuBackend::kRcpApproxPicks;  // rcp_approx_ftz users
+    case vyre::UnOp::Cosh:
+    case vyre::UnOp::Atan: return CpuBackend::kRcpApproxPicks;  // rcp_approx_ftz users
     default: return 1;
   }
 }

@@ -5,7 +5,7 @@
 // Only IEEE .rn arithmetic, exact integer/bit operations and explicit conversions are emitted,
 // except the two approximations the algorithms correct: rsqrt_approx (the first guess of
 // inverse_sqrt f32 and of asin f32's square root) and rcp_approx_ftz (of the reciprocal in tanh,
-// sinh and cosh f32, only of normal values with normal reciprocals, where .ftz changes nothing).
+// sinh, cosh and atan f32, where .ftz changes nothing the result depends on).
 #pragma once
 
 #include <cstdint>

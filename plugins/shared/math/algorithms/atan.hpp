@@ -47,12 +47,16 @@ typename P::template F<B> atan_fn(B& b, const typename P::template F<B>& x) {
   using C = AtanConstants<P>;
   using K = typename P::K;
   if constexpr (std::is_same_v<P, P32>) {
-    // f32 (SPEC allows 5 ULP): t = |x| or 1/|x| (rcp.rn) in [0, 1], atan t = t + t^3 T1(t^2) with
-    // T1 a degree-8 minimax fit on t^2 in [0, 1] (one fma-Horner), and for |x| > 1
-    // atan |x| = (pi/2 (hi) - t) + (pi/2 (lo) - t^3 T1). No double-words.
+    // f32 (SPEC allows 5 ULP): t = |x| or 1/|x| (recip_refined_f32) in [0, 1], atan t =
+    // t + t^3 T1(t^2) with T1 a degree-8 minimax fit on t^2 in [0, 1] (one fma-Horner), and for
+    // |x| > 1 atan |x| = (pi/2 (hi) - t) + (pi/2 (lo) - t^3 T1). No double-words. The reciprocal
+    // is taken of min(|x|, 2^126), inside recip_refined_f32's domain (its guess of 1/inf is 0 and
+    // the step then NaN): beyond 2^126, t = 2^-126 instead of 1/|x| in [0, 2^-126], and
+    // (pi/2 (hi) - t) + pi/2 (lo) rounds to pi/2 (hi) for every such t.
     auto a = b.abs(x);
     auto big = b.gt(a, b.c(K(1)));
-    auto t = b.sel(big, b.recip(a), a);
+    auto a_rcp = b.sel(b.gt(a, b.c(0x1p126f)), b.c(0x1p126f), a);
+    auto t = b.sel(big, recip_refined_f32(b, a_rcp), a);
     auto z = b.mul(t, t);
     auto u = b.mul(b.mul(t, z), horner(b, z, poly::k_atan1_f32));
     auto small_y = b.add(t, u);

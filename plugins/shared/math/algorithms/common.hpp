@@ -106,7 +106,7 @@ typename P::template F<B> scale(B& b, const typename P::template F<B>& x, const 
   return b.mul(b.mul(x, pow2<P>(b, k1)), pow2<P>(b, k2));
 }
 
-// 1 / a for f32 a whose magnitude is in [2^-125, 2^125] (or NaN): on backends with
+// 1 / a for f32 a whose magnitude is in [2^-126, 2^126] (or NaN): on backends with
 // rcp_approx_ftz (PTX: MUFU.RCP, at most 1 ulp from 1/a; a and 1/a normal, so .ftz changes
 // nothing) its guess y and one Newton step y + y (1 - a y), the residual from one fma (exact to
 // 2^-48) and the step's error y e^2 < 2^-45 relative: within 0.5 ulp + 2^-45 relative of 1/a (the
