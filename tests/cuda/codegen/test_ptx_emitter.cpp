@@ -454,32 +454,32 @@ TEST_CASE("past the inline budget of a function, math uses become calls") {
 // the second and the value is not assigned in between; elsewhere each computes its own.
 namespace trig_sharing {
 
-vyre::Program straight(bool reassign) {
-  vyre::ProgramBuilder b;
-  b.workgroup(64);
-  auto x = b.buffer("x", Access::Read, Type::F32);
-  auto y = b.buffer("y", Access::Output, Type::F32, 64);
-  auto i = b.let("i", local_id(0));
-  auto v = b.let("v", x[i]);
-  auto s = b.let("s", un(vyre::UnOp::Sin, v));
-  if (reassign) b.assign("v", v + f32(1.0f));
-  b.store(y, i, s * un(vyre::UnOp::Cos, v) + un(vyre::UnOp::Sin, v));
-  return b.build();
-}
+enum class Uses { Straight, Reassigned, SinInsideIf, SinBeforeIf };
 
-vyre::Program across_if(bool first_inside) {
+vyre::Program program(Uses uses) {
   vyre::ProgramBuilder b;
   b.workgroup(64);
   auto x = b.buffer("x", Access::Read, Type::F32);
   auto y = b.buffer("y", Access::Output, Type::F32, 64);
   auto i = b.let("i", local_id(0));
   auto v = b.let("v", x[i]);
-  if (first_inside) {
-    b.if_(lt(i, u32(7)), [&] { b.store(y, i, un(vyre::UnOp::Sin, v)); });
-    b.store(y, i + u32(1), un(vyre::UnOp::Cos, v));
-  } else {
-    auto s = b.let("s", un(vyre::UnOp::Sin, v));
-    b.if_(lt(i, u32(7)), [&] { b.store(y, i, s + un(vyre::UnOp::Cos, v)); });
+  switch (uses) {
+    case Uses::Straight:
+    case Uses::Reassigned: {
+      auto s = b.let("s", un(vyre::UnOp::Sin, v));
+      if (uses == Uses::Reassigned) b.assign("v", v + f32(1.0f));
+      b.store(y, i, s * un(vyre::UnOp::Cos, v) + un(vyre::UnOp::Sin, v));
+      break;
+    }
+    case Uses::SinInsideIf:
+      b.if_(lt(i, u32(7)), [&] { b.store(y, i, un(vyre::UnOp::Sin, v)); });
+      b.store(y, i + u32(1), un(vyre::UnOp::Cos, v));
+      break;
+    case Uses::SinBeforeIf: {
+      auto s = b.let("s", un(vyre::UnOp::Sin, v));
+      b.if_(lt(i, u32(7)), [&] { b.store(y, i, s + un(vyre::UnOp::Cos, v)); });
+      break;
+    }
   }
   return b.build();
 }
@@ -493,7 +493,7 @@ std::size_t selects(const std::string& ptx) {
 }  // namespace trig_sharing
 
 TEST_CASE("f32 sin and cos of one value in straight-line code reduce it once") {
-  auto ptx = cuda::lower(trig_sharing::straight(false), kSm90).ptx;
+  auto ptx = cuda::lower(trig_sharing::program(trig_sharing::Uses::Straight), kSm90).ptx;
   CHECK(trig_sharing::parts(ptx) == 1);
   CHECK(trig_sharing::selects(ptx) == 3);
   CHECK_FALSE(contains(ptx, "vyre_sin_f32"));
@@ -501,18 +501,18 @@ TEST_CASE("f32 sin and cos of one value in straight-line code reduce it once") {
 }
 
 TEST_CASE("f32 sin and cos parts are not reused after the value is assigned") {
-  auto ptx = cuda::lower(trig_sharing::straight(true), kSm90).ptx;
+  auto ptx = cuda::lower(trig_sharing::program(trig_sharing::Uses::Reassigned), kSm90).ptx;
   CHECK(trig_sharing::parts(ptx) == 2);
   CHECK(trig_sharing::selects(ptx) == 3);
 }
 
 TEST_CASE("f32 sin and cos parts are reused inside a branch, not after one") {
-  auto before = cuda::lower(trig_sharing::across_if(false), kSm90).ptx;
+  auto before = cuda::lower(trig_sharing::program(trig_sharing::Uses::SinBeforeIf), kSm90).ptx;
   CHECK(trig_sharing::parts(before) == 1);  // sin before the if dominates cos inside it
-  auto inside = cuda::lower(trig_sharing::across_if(true), kSm90).ptx;
+  auto inside = cuda::lower(trig_sharing::program(trig_sharing::Uses::SinInsideIf), kSm90).ptx;
   CHECK(trig_sharing::parts(inside) == 2);  // sin inside the if does not reach cos after it
   // Without the optimizer both are calls of the library functions.
-  auto plain = cuda::lower(trig_sharing::straight(false), kSm90, cuda::LowerOptions{.optimize = false}).ptx;
+  auto plain = cuda::lower(trig_sharing::program(trig_sharing::Uses::Straight), kSm90, cuda::LowerOptions{.optimize = false}).ptx;
   CHECK(trig_sharing::parts(plain) == 0);
   CHECK(occurrences(plain, "call (vyre_math_ret), vyre_sin_f32, (vyre_math_arg);") == 2);
   CHECK(occurrences(plain, "call (vyre_math_ret), vyre_cos_f32, (vyre_math_arg);") == 1);
