@@ -4,13 +4,16 @@
 // even power of two into a range where y0^2 cannot overflow or underflow, and the result scaled
 // back exactly. Specials (+-0, +inf, x < 0, NaN) take y0 itself: +inf, -inf, +0, NaN.
 // That is the f64 algorithm. f32 on backends with rsqrt_approx (PTX: rsqrt.approx.f32, MUFU.RSQ,
-// relative error <= 2^-22.9) takes y0 from it and one Newton step with the residual formed from
-// s = x y0 and its exact error s_lo = fma(x, y0, -s) (no y0^2, which overflows for subnormal x):
-//   e = 1 - s y0 - s_lo y0 (two fma),  y = fma(y0 / 2, e, y0)
-// The step leaves 3/2 d^2 of y0's relative error d (< 2^-45) plus the last fma's rounding, so the
-// result is within 1 ULP for every y0 in that error interval (exhaustively, over every candidate
-// y0 the CPU model offers, ACCURACY.md; still within 1 ULP for d up to 2^-18). Specials (+-0, +inf,
-// x < 0, NaN) make s NaN, and take y0 itself: +-inf, +0, NaN. Backends without it (SPIR-V) stop
+// relative error d <= 2^-22.9) takes y0 from it and one Newton step with the residual formed from
+// s = x y0 rounded (no y0^2, which overflows for subnormal x):
+//   e = 1 - s y0 (one fma),  y = fma(y0 / 2, e, y0)
+// s's rounding (at most 2^-24 relative) leaves at most 2^-25 relative in y before its rounding,
+// the step 3/2 d^2 (< 2^-45): together below one result ulp from 1/sqrt(x) after the last rounding,
+// within 1 ULP of the correctly rounded result for every y0 in that error interval (over every
+// candidate y0 the CPU model offers, ACCURACY.md). (Until 2026-11-28 s's error s_lo = fma(x, y0, -s)
+// entered e too: two fma more for nearly correctly rounded results, 16 SASS per K13 kernel.)
+// Specials (+-0, +inf, x < 0, NaN) make s NaN, and take y0 itself: +-inf, +0, NaN. Backends without
+// it (SPIR-V) stop
 // at y0 = rcp.rn(sqrt.rn(x)): two correctly rounded operations, within 1 ULP (sqrt's relative
 // error 2^-24 / m, m in [1, 2) its mantissa, is below one result ulp); no scaling is needed
 // (1/sqrt of every positive f32 is normal).
@@ -69,8 +72,7 @@ typename B::F32 inverse_sqrt_f32(B& b, const typename B::F32& x) {
   if constexpr (requires { b.rsqrt_approx(x); }) {
     auto y0 = b.rsqrt_approx(x);
     auto s = b.mul(x, y0);
-    auto s_lo = b.fma(x, y0, b.neg(s));
-    auto e = b.fma(b.neg(s_lo), y0, b.fma(b.neg(s), y0, b.c(1.0f)));
+    auto e = b.fma(b.neg(s), y0, b.c(1.0f));
     auto y = b.fma(b.mul(y0, b.c(0.5f)), e, y0);
     return b.sel(b.is_nan(y), y0, y);
   } else {
