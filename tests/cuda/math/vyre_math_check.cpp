@@ -5,8 +5,9 @@
 //                   [--f64-samples N] [--seed S] [--markdown]
 //
 // NAME: exp_f32, sin_f64, ... or all, all_f32, all_f64 (default all). f32 functions run every
-// bit pattern (2^32 inputs; --f32-stride N checks every Nth instead; inverse_sqrt_f32 once per
-// admissible value of rsqrt.approx, cpu_math.hpp); f64 functions run the
+// bit pattern (2^32 inputs; --f32-stride N checks every Nth instead; the functions with an
+// approximate first guess once per admissible guess: inverse_sqrt and asin per rsqrt.approx value,
+// tanh, sinh, cosh and atan per rcp.approx value, cpu_math.hpp); f64 functions run the
 // witnesses plus --f64-samples seeded random inputs (default 10 million). Prints, per function, the
 // largest ULP distance from the correctly rounded result and the worst input; exits 1 if any
 // function exceeds its SPEC §5 bound or misses an exact case.
