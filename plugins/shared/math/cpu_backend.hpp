@@ -79,7 +79,10 @@ class CpuBackend {
     if (std::fabs(x) < std::numeric_limits<float>::min()) x = std::copysign(0.0f, x);
     if (x == 0.0f) return {std::copysign(std::numeric_limits<float>::infinity(), x)};
     if (std::isinf(x)) return {std::copysign(0.0f, x)};
-    const double v = 1.0 / static_cast<double>(x);  // exact in double: |1/x| has 24 bits
+    // v is within 2^-53 relative of 1/x, and exact where 1/x is a float (x a power of two); no
+    // other float lies within 2^-53 of a float spacing from 1/x (x y = 1 +- 2^-53 has no solution
+    // in floats), so the floats within 1 ulp of v are those within 1 ulp of 1/x.
+    const double v = 1.0 / static_cast<double>(x);
     const double ulp = std::ldexp(1.0, std::ilogb(v) - 23);
     const float y = pick_within(v - ulp, v + ulp);
     if (std::fabs(y) < std::numeric_limits<float>::min()) return {std::copysign(0.0f, x)};
