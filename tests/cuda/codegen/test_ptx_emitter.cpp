@@ -12,6 +12,7 @@
 #include "codegen/entry_parts.hpp"
 #include "codegen/expressions.hpp"
 #include "lowering.hpp"
+#include "math/algorithms/functions.hpp"
 #include "math/math_library.hpp"
 #include "optimize/unroll.hpp"
 #include "optimize/value_range.hpp"
@@ -129,10 +130,11 @@ TEST_CASE("no instruction flushes subnormals and float div/sqrt/rcp round to nea
     INFO(label);
     // The two approximate instructions, each a first guess the algorithm corrects
     // (plugins/shared/math/algorithms): rsqrt.approx.f32 in inverse_sqrt and asin f32 (subnormals
-    // kept), and rcp.approx.ftz.f32 in tanh, sinh, cosh and atan f32 (where .ftz changes nothing
-    // the result depends on: common.hpp recip_refined_f32).
-    const bool reciprocal = label.starts_with("un.tanh.f32") || label.starts_with("un.sinh.f32") ||
-                            label.starts_with("un.cosh.f32") || label.starts_with("un.atan.f32");
+    // kept), and rcp.approx.ftz.f32 in the f32 functions of kRcpGuessOps (functions.hpp; where .ftz
+    // changes nothing the result depends on: common.hpp recip_refined_f32).
+    const bool reciprocal = std::any_of(
+        vyre::math::kRcpGuessOps.begin(), vyre::math::kRcpGuessOps.end(),
+        [&](vyre::UnOp op) { return label.starts_with("un." + std::string(vyre::un_op_name(op)) + ".f32"); });
     for (const auto& entry : ptx_test::entries(lowered.ptx)) {
       for (const auto& instruction : entry.instructions) {
         std::string op = ptx_test::opcode(instruction);

@@ -54,15 +54,9 @@ F32Fn cpu_f32(vyre::UnOp op) { return find(kTable32, op); }
 F64Fn cpu_f64(vyre::UnOp op) { return find(kTable64, op); }
 
 int f32_variants(vyre::UnOp op) {
-  switch (op) {
-    case vyre::UnOp::InverseSqrt:
-    case vyre::UnOp::Asin: return CpuBackend::kRsqrtApproxPicks;  // rsqrt_approx users
-    case vyre::UnOp::Tanh:
-    case vyre::UnOp::Sinh:
-    case vyre::UnOp::Cosh:
-    case vyre::UnOp::Atan: return CpuBackend::kRcpApproxPicks;  // rcp_approx_ftz users
-    default: return 1;
-  }
+  if (math::has_op(math::kRsqrtGuessOps, op)) return CpuBackend::kRsqrtApproxPicks;
+  if (math::has_op(math::kRcpGuessOps, op)) return CpuBackend::kRcpApproxPicks;
+  return 1;
 }
 
 void use_f32_variant(int variant) { CpuBackend::approx_pick = variant; }

@@ -4,11 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "math/algorithms/functions.hpp"
 #include "math/math_library.hpp"
 
 namespace {
@@ -20,6 +22,12 @@ using vyre::cuda::math_function;
 const UnOp kOps[] = {UnOp::Exp,  UnOp::Exp2, UnOp::Log,  UnOp::Log2, UnOp::Sin,
                      UnOp::Cos,  UnOp::Tan,  UnOp::Asin, UnOp::Acos, UnOp::Atan,
                      UnOp::Sinh, UnOp::Cosh, UnOp::Tanh, UnOp::InverseSqrt};
+
+// Whether `f` is the f32 function of one of `ops`.
+template <std::size_t N>
+bool guesses(const std::array<UnOp, N>& ops, const vyre::cuda::MathFunction& f) {
+  return std::any_of(ops.begin(), ops.end(), [&](UnOp op) { return math_function(op, Type::F32) == &f; });
+}
 
 }  // namespace
 
@@ -112,9 +120,9 @@ TEST_CASE("f64 constants with a nonzero low word come from the constant bank, by
 TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
   // Float arithmetic must carry .rn (no contraction, no approximation); no .ftz anywhere.
   // rcp only as rcp.rn (IEEE, correctly rounded). The exceptions, first guesses the algorithms
-  // correct and the CPU model covers over their whole error intervals: rsqrt.approx.f32 (no .ftz)
-  // once in inverse_sqrt_f32 and once in asin_f32, and rcp.approx.ftz.f32 once in each of
-  // tanh_f32, sinh_f32, cosh_f32 and atan_f32 (recip_refined_f32, common.hpp).
+  // correct and the CPU model covers over their whole error intervals (functions.hpp): rsqrt.approx.f32
+  // (no .ftz) once in each f32 function of kRsqrtGuessOps (inverse_sqrt, asin), and
+  // rcp.approx.ftz.f32 once in each of kRcpGuessOps (tanh, sinh, cosh, atan; recip_refined_f32).
   const std::regex unrounded(R"(^\s*(add|sub|mul|fma|div|sqrt|rcp)\.f(32|64)\b)");
   const std::regex approx(R"(\.(approx|ftz)\b|\b(ex2|lg2|sin|cos|rsqrt|tanh)\.|\brcp\.(?!rn\.))");
   const std::regex rsqrt_guess(R"(^\s*rsqrt\.approx\.f32\s)");
@@ -128,20 +136,17 @@ TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
     while (std::getline(lines, line)) {
       INFO(line);
       CHECK_FALSE(std::regex_search(line, unrounded));
-      const bool guessing = f.name == "vyre_inverse_sqrt_f32" || f.name == "vyre_asin_f32";
-      if (guessing && std::regex_search(line, rsqrt_guess)) {
+      if (guesses(vyre::math::kRsqrtGuessOps, f) && std::regex_search(line, rsqrt_guess)) {
         ++rsqrt_guesses;
         continue;
       }
-      const bool reciprocal = f.name == "vyre_tanh_f32" || f.name == "vyre_sinh_f32" ||
-                              f.name == "vyre_cosh_f32" || f.name == "vyre_atan_f32";
-      if (reciprocal && std::regex_search(line, rcp_guess)) {
+      if (guesses(vyre::math::kRcpGuessOps, f) && std::regex_search(line, rcp_guess)) {
         ++rcp_guesses;
         continue;
       }
       CHECK_FALSE(std::regex_search(line, approx));
     }
   }
-  CHECK(rsqrt_guesses == 2);
-  CHECK(rcp_guesses == 4);
+  CHECK(rsqrt_guesses == static_cast<int>(vyre::math::kRsqrtGuessOps.size()));
+  CHECK(rcp_guesses == static_cast<int>(vyre::math::kRcpGuessOps.size()));
 }

@@ -21,12 +21,22 @@ inline constexpr std::array<vyre::UnOp, 14> kLibraryOps = {
     vyre::UnOp::Sinh, vyre::UnOp::Cosh, vyre::UnOp::Tanh, vyre::UnOp::InverseSqrt,
 };
 
-constexpr bool is_library_op(vyre::UnOp op) {
-  for (auto o : kLibraryOps) {
+// The f32 functions whose algorithm corrects an approximate first guess, by the instruction that
+// gives it: rsqrt.approx.f32 and rcp.approx.ftz.f32, the library's only .approx instructions (the
+// CPU model sweeps each guess's admissible values, cpu_backend.hpp).
+inline constexpr std::array<vyre::UnOp, 2> kRsqrtGuessOps = {vyre::UnOp::InverseSqrt, vyre::UnOp::Asin};
+inline constexpr std::array<vyre::UnOp, 4> kRcpGuessOps = {vyre::UnOp::Tanh, vyre::UnOp::Sinh,
+                                                           vyre::UnOp::Cosh, vyre::UnOp::Atan};
+
+template <std::size_t N>
+constexpr bool has_op(const std::array<vyre::UnOp, N>& ops, vyre::UnOp op) {
+  for (auto o : ops) {
     if (o == op) return true;
   }
   return false;
 }
+
+constexpr bool is_library_op(vyre::UnOp op) { return has_op(kLibraryOps, op); }
 
 // op(x) in precision P; `op` must satisfy is_library_op.
 template <class P, class B>
