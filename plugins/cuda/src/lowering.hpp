@@ -51,6 +51,10 @@ struct KernelParam {
   ParamKind kind = ParamKind::BufferPointer;
   std::uint32_t buffer = 0;  // BufferPointer/ElementCount: index into Program::buffers
   std::uint32_t bytes = 8;   // 8 for pointers, 4 for u32 values
+  // ElementCount of a buffer declared with count > 0: that count, which every launch must pass
+  // (the optimizer proves accesses against it; kernel_args.cpp refuses any other value). 0: the
+  // buffer is runtime-sized, any count is passed.
+  std::uint32_t declared_count = 0;
 };
 
 struct KernelEntry {

@@ -168,8 +168,9 @@ TEST_CASE("intervals: literals, builtins and operators, with wrap-around giving 
   CHECK(stored_range(a, 11) == iv(0, std::uint64_t{63} << 40));
   CHECK(stored_range(a, 12) == iv(0, 65534 * 2 + 1));
   CHECK(stored_range(a, 13) == iv(64, 127));
-  // Every index is a literal below 16, but the buffers are global: only a guard on BufLen counts.
-  CHECK(a.ranges.proven() == 0);
+  // Every index is a literal below 16, and both buffers are declared with 16 elements, which every
+  // binding must hold exactly (SPEC: count > 0 fixes the bound length): all proved.
+  CHECK(a.ranges.proven() == 14);
   CHECK(a.ranges.accesses() == 14);
 }
 
@@ -186,21 +187,21 @@ TEST_CASE("without a known launch workgroup, local_id is bounded only by CUDA's 
 
 TEST_CASE("a tiled matmul: its workgroup-memory tile accesses are proved in bounds, its global ones are not") {
   const Analysed a(tiled_matmul(), Workgroup{16, 16, 1});
-  // 2 tile stores, 2 tile loads in the inner loop; 2 guarded global loads (select: evaluated
-  // unconditionally, so the guard does not dominate them) and the c store under a row/col guard
-  // that does not compare against BufLen(c).
+  // 2 tile stores, 2 tile loads in the inner loop; 2 guarded global loads of runtime-sized buffers
+  // (select: evaluated unconditionally, so the guard does not dominate them) keep their checks; the
+  // c store under `row < 64 && col < 64` indexes at most 63 * 64 + 63 < 4096, c's declared count.
   CHECK(a.ranges.accesses() == 7);
-  CHECK(a.ranges.proven() == 4);
-  CHECK(proven_stores(a) == std::vector<bool>{true, true, false});
+  CHECK(a.ranges.proven() == 5);
+  CHECK(proven_stores(a) == std::vector<bool>{true, true, true});
 
   // The same program launched with a larger workgroup (workgroup_override [32, 16, 1]): local_id(0)
   // reaches 31, so ly * 16 + lx reaches 271 > 255 and every tile access indexed by lx keeps its
   // check; ta[ly * 16 + k] does not depend on lx and stays proved.
   const Analysed wider(tiled_matmul(), Workgroup{32, 16, 1});
-  CHECK(wider.ranges.proven() == 1);
+  CHECK(wider.ranges.proven() == 1 + 1);  // and the guarded c store, whatever the workgroup
   // Without a known size (the ptx_aot test plugin, conform --offline) nothing about local_id helps.
   const Analysed unknown(tiled_matmul(), std::nullopt);
-  CHECK(unknown.ranges.proven() == 0);
+  CHECK(unknown.ranges.proven() == 1);
 }
 
 TEST_CASE("the emitted matmul PTX: tile accesses unpredicated for its declared workgroup, predicated for a larger one") {
@@ -214,8 +215,8 @@ TEST_CASE("the emitted matmul PTX: tile accesses unpredicated for its declared w
   CHECK(shared.checked == 0);
   CHECK(shared.unchecked == 2 + 2 * 16 + zeroing);
   const AccessCounts global = accesses(exact.ptx, "global");
-  CHECK(global.checked == 3);  // a, b loads and the c store
-  CHECK(global.unchecked == 0);
+  CHECK(global.checked == 2);  // a, b loads (runtime-sized)
+  CHECK(global.unchecked == 1);  // the guarded c store
   CHECK(exact.ptx.find(".reqntid 16, 16, 1") != std::string::npos);
 
   const auto wider = cuda::lower(program, cuda::Target{90}, cuda::LowerOptions{.workgroup = Workgroup{32, 16, 1}});
@@ -238,6 +239,7 @@ TEST_CASE("indices a loop, the data or wrap-around can push out of range keep th
   b.workgroup(64);
   auto in = b.buffer("in", Access::Read, Type::U32);
   auto out = b.buffer("out", Access::Output, Type::U32, 64);
+  auto sized_at_run = b.buffer("sized_at_run", Access::ReadWrite, Type::U32);
   auto tile = b.buffer("tile", Access::Workgroup, Type::U32, 256);
   auto small = b.buffer("small", Access::Workgroup, Type::I32, 64);
   auto lx = b.let("lx", local_id(0));
@@ -253,10 +255,12 @@ TEST_CASE("indices a loop, the data or wrap-around can push out of range keep th
   b.loop("k3", lx, u32(64), [&](vyre::Expr k) { b.store(small, k, i32(8)); });        // 9: [lx, 63]
   b.store(tile, in[lx] & u32(255), u32(9));                                              // 10: masked
   b.store(tile, in[lx] % u32(256), u32(10));                                             // 11: remainder
-  b.store(out, lx, u32(11));                                                             // 12: global, no guard
+  b.store(out, lx, u32(11));                                                             // 12: < 64, out's count
+  b.store(out, lx + u32(1), u32(12));                                                    // 13: reaches 64
+  b.store(sized_at_run, lx, u32(13));                                                    // 14: runtime-sized
   const Analysed a(b.build(), Workgroup{64, 1, 1});
   CHECK(proven_stores(a) == std::vector<bool>{true, false, false, false, false, true, false, true, false, true,
-                                              true, true, false});
+                                              true, true, true, false, false});
 }
 
 TEST_CASE("guards the program tests: BufLen and constant comparisons prove accesses inside them only") {

@@ -265,6 +265,19 @@ TEST_CASE("kernel arguments follow the entry's parameter layout, one slot each")
   expect_error([&] { cu::KernelArgs(entry, no_barrier); }, VYRE_ERR_INTERNAL, "grid-barrier");
   const auto stray = entry_with({{ParamKind::BufferPointer, 5, 8}});
   expect_error([&] { cu::KernelArgs(stray, bindings); }, VYRE_ERR_INTERNAL, "buffer 5");
+
+  // A buffer declared with a count is launched with exactly that count (the optimizer proved its
+  // accesses against it); a runtime-sized one (declared_count 0) takes any count.
+  const auto declared = entry_with({{ParamKind::ElementCount, 0, 4, 16}, {ParamKind::ElementCount, 2, 4, 0}});
+  cu::KernelArgs fits(declared, bindings);
+  CHECK(fits.values()[0] == 16);
+  CHECK(fits.values()[1] == 1000);
+  cu::LaunchBindings shorter = bindings;
+  shorter.elements[0] = 15;
+  expect_error([&] { cu::KernelArgs(declared, shorter); }, VYRE_ERR_INTERNAL, "declared with 16");
+  cu::LaunchBindings longer = bindings;
+  longer.elements[0] = 17;
+  expect_error([&] { cu::KernelArgs(declared, longer); }, VYRE_ERR_INTERNAL, "declared with 16");
 }
 
 TEST_CASE("device ordinals: options first, then VYRE_CUDA_DEVICE_ORDINAL, then 0") {

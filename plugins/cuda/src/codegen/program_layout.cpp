@@ -73,7 +73,7 @@ std::vector<KernelParam> kernel_params(const Program& program, bool sharded, boo
       params.push_back({ParamKind::BufferPointer, i, 8});
   for (std::uint32_t i = 0; i < program.buffers.size(); ++i)
     if (program.buffers[i].access != Access::Workgroup)
-      params.push_back({ParamKind::ElementCount, i, 4});
+      params.push_back({ParamKind::ElementCount, i, 4, program.buffers[i].count});
   params.push_back({ParamKind::DispatchN, 0, 4});
   params.push_back({ParamKind::TailGuard, 0, 4});
   if (sharded) {

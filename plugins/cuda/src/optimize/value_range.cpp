@@ -464,10 +464,14 @@ class RangeWalk {
     const BufferDecl& decl = program_.buffers[*position];
     const bool u32_index = *index.type == Type::U32;
     const bool non_negative_i32 = *index.type == Type::I32 && non_negative(*index.range, 32);
-    if (decl.access == Access::Workgroup) {
-      if ((u32_index || non_negative_i32) && index.range->hi < decl.count) out_.proven_.insert(site);
+    // A workgroup buffer has its declared count; so does a global one declared with count > 0
+    // (every binding of it is checked to be exactly count elements before launch: kit
+    // bound_elements, and again where the runtime passes the length, kernel_args.cpp).
+    if (decl.count > 0 && (u32_index || non_negative_i32) && index.range->hi < decl.count) {
+      out_.proven_.insert(site);
       return;
     }
+    if (decl.access == Access::Workgroup) return;
     if (u32_index && index.canon && facts_.below_len(*index.canon, *position)) out_.proven_.insert(site);
   }
 
@@ -630,8 +634,8 @@ class RangeWalk {
         auto position = buffers_.position(e.name);
         Info info{Type::U32, full(32), std::nullopt};
         if (position) info.canon = intern({kLen, *position, 0, 0, 0});
-        if (position && program_.buffers[*position].access == Access::Workgroup)
-          info.range = point(program_.buffers[*position].count);
+        // Declared with a count (every workgroup buffer; a global one with count > 0): exactly it.
+        if (position && program_.buffers[*position].count > 0) info.range = point(program_.buffers[*position].count);
         return info;
       }
       case ExprKind::LocalId:

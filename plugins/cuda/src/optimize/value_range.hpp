@@ -9,7 +9,8 @@
 //   - literals; builtins: LocalId < the launch workgroup size (RangeAssumptions::workgroup, else
 //     < 1024, CUDA's limit), WorkgroupId/NumWorkgroups by CUDA's grid limits, InvocationId =
 //     WorkgroupId * workgroup + LocalId, SubgroupLane < 32, SubgroupSize = 32, BufLen of a
-//     workgroup buffer = its declared count;
+//     buffer declared with count > 0 (every workgroup buffer, and a global one so declared) =
+//     that count;
 //   - operators: add/sub/mul/shl without wrap-around (else the full range), and with a constant,
 //     shr, div and mod/rem by a non-zero divisor, min/max, or/xor, popcount/clz/ctz, not,
 //     select, casts and bitcasts that keep the value; comparisons are bool [0, 1];
@@ -25,10 +26,13 @@
 // the dividend's excludes MIN). The emitter then lowers them without the zero-divisor selects
 // (codegen/int_binary.cpp); PTX's div/rem give SPEC's results for every other operand pair.
 // Accesses it proves in bounds:
-//   - workgroup buffers: the index's interval is below the buffer's (constant) count;
-//   - global buffers: only under a dominating guard `x < BufLen(b)` (or `x < min(BufLen(b), ...)`,
-//     or a loop `Loop(x, _, BufLen(b))`) for the same stable index x and the same buffer b. The
-//     bound length of a global buffer is a launch parameter, never assumed from its declaration.
+//   - buffers declared with count > 0 (workgroup buffers; global ones declared with a count): the
+//     index's interval is below the count. SPEC §Buffers fixes such a binding's length at exactly
+//     count elements; the kit refuses any other binding (kit bound_elements), and the runtime
+//     refuses to launch with another length (KernelParam::declared_count, kernel_args.cpp);
+//   - runtime-sized global buffers (count 0): only under a dominating guard `x < BufLen(b)` (or
+//     `x < min(BufLen(b), ...)`, or a loop `Loop(x, _, BufLen(b))`) for the same stable index x and
+//     the same buffer b: their length is a launch parameter.
 //
 // LocalId is launch-dependent: DispatchConfig::workgroup_override changes the workgroup size. The
 // runtime therefore lowers (and caches) one module per effective workgroup size and passes it here

@@ -25,8 +25,16 @@ constexpr const char* kLayoutFix =
 }
 
 // The message is formatted only on failure: this runs for every parameter of every launch.
-std::uint64_t count_value(std::uint64_t value, std::uint32_t buffer, const KernelEntry& entry) {
-  if (value > UINT32_MAX) fail_u32(value, fmt::format("the element count of buffer {}", buffer), entry);
+std::uint64_t count_value(std::uint64_t value, const KernelParam& param, const KernelEntry& entry) {
+  if (value > UINT32_MAX) fail_u32(value, fmt::format("the element count of buffer {}", param.buffer), entry);
+  // The kit has checked every binding already; this guards the accesses the optimizer proved
+  // against the declared count from any path that would launch with another length.
+  if (param.declared_count != 0 && value != param.declared_count) {
+    fail(VYRE_ERR_INTERNAL,
+         fmt::format("Kernel `{}`: buffer {} is declared with {} elements but {} are bound", entry.name,
+                     param.buffer, param.declared_count, value),
+         "this is a bug in the vyre runtime (bindings are checked before launch); report it with the program");
+  }
   return value;
 }
 
@@ -47,7 +55,7 @@ std::uint64_t param_value(const KernelParam& param, const KernelEntry& entry,
   }
   switch (param.kind) {
     case ParamKind::BufferPointer: return bindings.pointers[param.buffer];
-    case ParamKind::ElementCount: return count_value(bindings.elements[param.buffer], param.buffer, entry);
+    case ParamKind::ElementCount: return count_value(bindings.elements[param.buffer], param, entry);
     case ParamKind::DispatchN: return n_value(bindings.n, entry);
     case ParamKind::TailGuard: return bindings.tail_guard ? 1 : 0;
     case ParamKind::WorkgroupBase: return bindings.workgroup_base;
