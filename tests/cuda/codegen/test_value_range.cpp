@@ -448,3 +448,75 @@ TEST_CASE("a long chain of aliased guard variables neither overflows the stack n
   const Analysed a(b.build(), Workgroup{64, 1, 1});
   CHECK(proven_stores(a) == std::vector<bool>{true, false});
 }
+
+TEST_CASE("a variable defined before a guard is bounded by the guard's facts where it is read") {
+  constexpr std::uint32_t w = 64, h = 48;
+  vyre::ProgramBuilder b;
+  b.workgroup(32, 8);
+  auto in = b.buffer("in", Access::Read, Type::U32, w * h);
+  auto out = b.buffer("out", Access::Output, Type::U32, w * h);
+  auto x = b.let("x", invocation_id(0));
+  auto y = b.let("y", invocation_id(1));
+  auto i = b.let("i", y * u32(w) + x);  // before the guard: x and y unbounded, i's interval full
+  auto inside = logical_and(logical_and(gt(x, u32(0)), lt(x, u32(w - 1))), logical_and(gt(y, u32(0)), lt(y, u32(h - 1))));
+  b.if_(
+      inside,
+      [&] {
+        b.store(out, i - u32(w), in[i + u32(w)]);  // 0: i in [w + 1, (h - 1) w - 2]: both proved
+        b.store(out, i + u32(w + 1), u32(1));       // 1: reaches h w - 1: proved
+        b.store(out, i + u32(2 * w), u32(2));       // 2: reaches (h + 1) w - 2: kept
+      },
+      [&] { b.store(out, i, u32(3)); });            // 3: else: x, y unbounded: kept
+  b.store(out, i, u32(4));                          // 4: after the if: kept
+  b.if_(lt(x, u32(w)), [&] {
+    b.let("j", i);  // an alias of i, read under a guard on x alone: y still unbounded
+    b.store(out, var("j"), u32(5));                 // 5: kept
+  });
+  const Analysed a(b.build(), Workgroup{32, 8, 1});
+  CHECK(proven_stores(a) == std::vector<bool>{true, true, false, false, false, false});
+  CHECK(a.ranges.proven() == 3);  // and the load in[i + w]
+}
+
+TEST_CASE("re-evaluating variables under guards: nested variables, a depth limit and a node budget") {
+  auto name = [](const char* stem, int k) {
+    std::string n = stem;  // (not stem + ...: g++ 12's -Wrestrict false positive)
+    n += std::to_string(k);
+    return n;
+  };
+  // v(k) = 2^k x through nested variables: read under x < 4, v(3) = 8x < 32 (out's count) proves;
+  // its definition (x < 64) gives 504, so outside the guard it does not.
+  {
+    vyre::ProgramBuilder b;
+    b.workgroup(64);
+    auto out = b.buffer("out", Access::Output, Type::U32, 32);
+    auto x = b.let("x", local_id(0));
+    b.let("v0", x);
+    for (int k = 1; k <= 3; ++k) b.let(name("v", k), var(name("v", k - 1)) + var(name("v", k - 1)));
+    b.if_(lt(x, u32(4)), [&] { b.store(out, var("v3"), u32(1)); });  // 0: proved
+    b.store(out, var("v3"), u32(2));                                  // 1: kept
+    const Analysed a(b.build(), Workgroup{64, 1, 1});
+    CHECK(proven_stores(a) == std::vector<bool>{true, false});
+    CHECK(a.ranges.reevaluated_nodes() > 0);
+  }
+  // w(k) = the sum of 8 copies of w(k-1): evaluating w(6) again in full would walk ~8^6 nodes per
+  // read, and it is read 2000 times under a guard. The depth limit and the budget bound the work.
+  {
+    vyre::ProgramBuilder b;
+    b.workgroup(64);
+    auto out = b.buffer("out", Access::Output, Type::U32, 1u << 20);
+    auto x = b.let("x", local_id(0));
+    b.let("w0", x);
+    for (int k = 1; k <= 6; ++k) {
+      vyre::Expr sum = var(name("w", k - 1));
+      for (int t = 1; t < 8; ++t) sum = sum + var(name("w", k - 1));
+      b.let(name("w", k), sum);
+    }
+    b.if_(lt(x, u32(4)), [&] {
+      for (int r = 0; r < 2000; ++r) b.store(out, var("w6"), u32(r));
+    });
+    const Analysed a(b.build(), Workgroup{64, 1, 1});
+    CHECK(a.ranges.accesses() == 2000);
+    CHECK(a.ranges.reevaluated_nodes() > 0);
+    CHECK(a.ranges.reevaluated_nodes() <= opt::RangeAnalysis::kReevaluationBudget);
+  }
+}

@@ -28,6 +28,11 @@ constexpr std::uint64_t kMaxGridYZ = 65535;
 constexpr std::uint64_t kSubgroupSize = 32;
 // How deep guard facts look through logical operators and variables' initialisers.
 constexpr int kMaxFactDepth = 32;
+// A never-assigned variable read under guard facts re-evaluates its (stable) initialiser under
+// them: through at most this many nested variables, and at most RangeAnalysis::kReevaluationBudget
+// expression nodes per analysis (a hostile program cannot make the walk expensive; past the budget
+// the variables keep the interval of their definition, which is sound).
+constexpr int kMaxReevaluationDepth = 4;
 
 // A stable expression's canonical form: an id interned from (tag, operator or type, operand ids),
 // so equal ids mean structurally equal expressions over the same bindings: equal values.
@@ -256,6 +261,7 @@ class Facts {
     log_.push_back(Undo{canon, old, std::nullopt});
     bounds_[canon] = next;
   }
+  bool empty() const { return bounds_.empty(); }
   std::optional<Interval> bound(Canon canon) const {
     auto found = bounds_.find(canon);
     if (found == bounds_.end()) return std::nullopt;
@@ -344,6 +350,8 @@ class RangeWalk {
   Scope types_;
   Facts facts_;
   std::uint64_t next_id_ = 0;
+  int reevaluation_depth_ = 0;
+  std::uint64_t reevaluation_budget_ = RangeAnalysis::kReevaluationBudget;
 
   void open() {
     bindings_.open();
@@ -628,6 +636,7 @@ class RangeWalk {
           info.range = b->assigned ? full(width(*b->type)) : b->range;
         }
         if (!b->assigned) info.canon = b->canon;
+        if (info.range) info.range = reevaluated(*b, *info.range);
         return info;
       }
       case ExprKind::BufLen: {
@@ -730,6 +739,36 @@ class RangeWalk {
       case ExprKind::Fma: info.canon = join_canon(kFma, 0, args); return info;
       default: return info;
     }
+  }
+
+  // A never-assigned variable bound to a stable expression holds that expression's value, which
+  // the guard facts in force here may bound more tightly than where it was defined (`let i = y * w
+  // + x` before `if x < w - 1 && y < h - 1`): its initialiser evaluated again under them, met with
+  // `range`. Sound because a stable expression's value cannot change within an invocation.
+  Interval reevaluated(const Binding& b, Interval range) {
+    if (b.init == nullptr || facts_.empty() || reevaluation_depth_ >= kMaxReevaluationDepth) return range;
+    const std::uint64_t nodes = count_nodes(*b.init);
+    if (nodes > reevaluation_budget_) return range;
+    reevaluation_budget_ -= nodes;
+    out_.reevaluated_nodes_ += nodes;
+    ++reevaluation_depth_;
+    const Info again = eval(*b.init, false);
+    --reevaluation_depth_;
+    if (!again.range) return range;
+    return meet(range, *again.range).value_or(range);
+  }
+
+  // Counted once per initialiser (a program may read one variable many times).
+  std::unordered_map<const Expr*, std::uint64_t> node_counts_;
+  std::uint64_t count_nodes(const Expr& e) {
+    auto [it, inserted] = node_counts_.try_emplace(&e, 0);
+    if (inserted) it->second = subtree_size(e);
+    return it->second;
+  }
+  static std::uint64_t subtree_size(const Expr& e) {
+    std::uint64_t n = 1;
+    for (const Expr& a : e.args) n += subtree_size(a);
+    return n;
   }
 
   // A division of `t` whose divisor (interval `b`) is never 0 and, for signed types, never the

@@ -14,8 +14,10 @@
 //   - operators: add/sub/mul/shl without wrap-around (else the full range), and with a constant,
 //     shr, div and mod/rem by a non-zero divisor, min/max, or/xor, popcount/clz/ctz, not,
 //     select, casts and bitcasts that keep the value; comparisons are bool [0, 1];
-//   - variables: a Let that is never assigned keeps its value's interval; an assigned one is the
-//     full range; a loop variable is in [from.lo, to.hi - 1] (loop variables are read-only);
+//   - variables: a Let that is never assigned keeps its value's interval, and where it is read
+//     under guards, its initialiser's interval under them (a stable value is the same wherever it
+//     is read); an assigned one is the full range; a loop variable is in [from.lo, to.hi - 1]
+//     (loop variables are read-only);
 //   - guards the program tests: inside `if x < y` (<=, >, >=, ==, logical and/or/not of them, a
 //     never-assigned bool variable bound to one), and after `if c { ...return }`, x is below y's
 //     upper bound; inside `if x != 0`, x is not 0. The facts hold only for "stable" expressions,
@@ -95,6 +97,12 @@ class RangeAnalysis {
   std::size_t accesses() const { return accesses_; }
   std::size_t proven() const { return proven_.size(); }
 
+  // A never-assigned variable read under guards has its initialiser evaluated again under them
+  // (through at most 4 nested variables); at most this many expression nodes per analysis are so
+  // evaluated, whatever the program. reevaluated_nodes(): how many were.
+  static constexpr std::uint64_t kReevaluationBudget = std::uint64_t{1} << 20;
+  std::uint64_t reevaluated_nodes() const { return reevaluated_nodes_; }
+
  private:
   friend class RangeWalk;
   std::unordered_map<const Expr*, Interval> ranges_;
@@ -102,6 +110,7 @@ class RangeAnalysis {
   std::unordered_set<const Expr*> plain_divisions_;
   std::unordered_map<const Node*, std::pair<std::uint32_t, std::uint32_t>> constant_loops_;
   std::size_t accesses_ = 0;
+  std::uint64_t reevaluated_nodes_ = 0;
 };
 
 // The full interval of a value of type `t` (bool: [0, 1]; 64-bit types: [0, 2^64 - 1]).
