@@ -5,8 +5,8 @@
 // One polynomial evaluation serves both ranges (its argument is selected). The constant sums are
 // double-word (two_sum), so the cancellation near a = 1/2 costs nothing. |x| > 1 and +-inf give
 // sqrt of a negative number, NaN; NaN propagates.
-// f32 (bound 4 ULP) forms the constant sums in plain f32; asin keeps the square root's residual
-// (acos drops it and is within 1 ULP without it).
+// f32 (bound 4 ULP) forms the constant sums in plain f32 on the square root as a double-word from
+// rsqrt.approx where the backend has it (sqrt_dw_f32; else sqrt.rn and its residual).
 #pragma once
 
 #include <type_traits>
@@ -41,9 +41,7 @@ template <class P, class B>
 struct AsinParts {
   typename B::Pred small;                 // |x| < 1/2
   typename P::template F<B> small_tail;   // x^3 A(x^2): asin x = x + small_tail
-  typename P::template F<B> s;            // a >= 1/2: asin(s) = s + s_tail (double-word)
-  typename P::template F<B> s_tail;
-  typename P::template F<B> zb;           // (1 - |x|) / 2, s = sqrt(zb) rounded
+  typename P::template F<B> zb;           // (1 - |x|) / 2
   typename P::template F<B> poly;         // A(z), z = x^2 (small) or zb
 };
 
@@ -55,33 +53,44 @@ AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   auto small = b.lt(a, b.c(K(0.5)));
   auto zs = b.mul(x, x);
   auto zb = b.mul(b.sub(b.c(K(1)), a), b.c(K(0.5)));
-  auto z = b.sel(small, zs, zb);
-  auto poly = horner(b, z, C::kPoly);
-  auto s = b.sqrt(zb);
-  auto small_tail = b.mul(b.mul(x, zs), poly);
-  if constexpr (std::is_same_v<P, P32>) {
-    // f32: s_tail without the square root's residual (asin_fn adds it; acos does without).
-    return {small, small_tail, s, b.mul(b.mul(s, zb), poly), zb, poly};
-  }
+  auto poly = horner(b, b.sel(small, zs, zb), C::kPoly);
+  return {small, b.mul(b.mul(x, zs), poly), zb, poly};
+}
+
+// a >= 1/2: asin(s) = s + s_tail with s = sqrt(zb) rounded (sqrt.rn). Separate from asin_parts so
+// that f32 asin, which forms its root from rsqrt.approx (sqrt_dw_f32), emits no sqrt.rn: ptxas
+// keeps an unused sqrt.rn's slow-path test and branch (47 SASS in K13-asin's 8 evaluations).
+template <class P, class B>
+struct AsinRoot {
+  typename P::template F<B> s;
+  typename P::template F<B> s_tail;
+};
+
+template <class P, class B>
+AsinRoot<P, B> asin_root(B& b, const AsinParts<P, B>& parts) {
+  using K = typename P::K;
+  auto s = b.sqrt(parts.zb);
+  // f32: s_tail without the square root's residual (acos does without it).
+  if constexpr (std::is_same_v<P, P32>) return {s, b.mul(b.mul(s, parts.zb), parts.poly)};
   // s_lo = (zb - s^2) / (2 s); zero when s is zero (x = +-1).
-  auto residual = b.fma(b.neg(s), s, zb);
+  auto residual = b.fma(b.neg(s), s, parts.zb);
   auto s_lo = b.sel(b.gt(s, b.c(K(0))), b.div(residual, b.add(s, s)), b.c(K(0)));
-  auto s_tail = b.fma(b.mul(s, zb), poly, s_lo);
-  return {small, small_tail, s, s_tail, zb, poly};
+  return {s, b.fma(b.mul(s, parts.zb), parts.poly, s_lo)};
 }
 
 // sqrt(z) for z in [0, 1/4] (NaN for z < 0 or NaN) as hi + lo / 2, lo = (z - hi^2) / hi (twice the
 // low part; a few correct bits of it are enough). With rsqrt_approx (PTX: rsqrt.approx.f32,
 // MUFU.RSQ; the CPU model offers every admissible value): hi = z y with y the guess (within 2^-22 of
 // sqrt(z)), z - hi^2 from one fma, lo = (z - hi^2) y: one MUFU and three operations instead of
-// sqrt.rn and rcp.rn. Otherwise hi = root, the caller's sqrt.rn(z), and one reciprocal.
+// sqrt.rn and rcp.rn. Otherwise hi = sqrt.rn(z) and one reciprocal.
 template <class B>
-DW<typename B::F32> sqrt_dw_f32(B& b, const typename B::F32& z, const typename B::F32& root) {
+DW<typename B::F32> sqrt_dw_f32(B& b, const typename B::F32& z) {
   if constexpr (requires { b.rsqrt_approx(z); }) {
     auto y = b.sel(b.eq(z, b.c(0.0f)), b.c(0.0f), b.rsqrt_approx(z));  // z = 0: hi = lo = 0
     auto hi = b.mul(z, y);
     return {hi, b.mul(b.fma(b.neg(hi), hi, z), y)};
   } else {
+    auto root = b.sqrt(z);
     auto positive = b.gt(root, b.c(0.0f));
     return {root, b.sel(positive, b.mul(b.fma(b.neg(root), root, z), b.recip(root)), b.c(0.0f))};
   }
@@ -98,7 +107,7 @@ typename P::template F<B> asin_fn(B& b, const typename P::template F<B>& x) {
     // errors kept: the difference pi/2 (hi) - 2 s is exact as a fast two-sum (2 s <= 1 < pi/2), and
     // 2 s_lo = (zb - s^2) / s enters the low part. Without them the two half-ulp errors add up to
     // 2 ULP (x = 0.837096751).
-    auto root = sqrt_dw_f32(b, parts.zb, parts.s);
+    auto root = sqrt_dw_f32(b, parts.zb);
     auto s_tail = b.mul(b.mul(root.hi, parts.zb), parts.poly);
     auto h = fast_two_sum(b, b.c(C::kPio2Hi), b.neg(b.add(root.hi, root.hi)));
     auto lo = b.fma(b.c(K(-2)), s_tail, b.sub(b.add(h.lo, b.c(C::kPio2Lo)), root.lo));
@@ -106,8 +115,9 @@ typename P::template F<B> asin_fn(B& b, const typename P::template F<B>& x) {
     return b.sel(parts.small, small, big);
   }
   // pi/2 - 2 (s + s_tail)
-  auto h = two_sum(b, b.c(C::kPio2Hi), b.mul(b.c(K(-2)), parts.s));
-  auto lo = b.fma(b.c(K(-2)), parts.s_tail, b.add(h.lo, b.c(C::kPio2Lo)));
+  auto root = asin_root<P>(b, parts);
+  auto h = two_sum(b, b.c(C::kPio2Hi), b.mul(b.c(K(-2)), root.s));
+  auto lo = b.fma(b.c(K(-2)), root.s_tail, b.add(h.lo, b.c(C::kPio2Lo)));
   auto big = with_sign_of<P>(b, b.add(h.hi, lo), x);
   return b.sel(parts.small, small, big);
 }
@@ -118,15 +128,19 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
   if constexpr (std::is_same_v<P, P32>) {
-    // f32: the same sums without double-words: (pi/2 (hi) - x) + (pi/2 (lo) - small_tail);
-    // x > 0: 2 (s + s_tail); x < 0: (pi (hi) - 2 s) + (pi (lo) - 2 s_tail).
+    // f32: the same sums without double-words, on sqrt(zb) = hi + lo / 2 (sqrt_dw_f32):
+    // (pi/2 (hi) - x) + (pi/2 (lo) - small_tail); with s_tail = hi zb A(zb),
+    // x > 0: 2 hi + (2 s_tail + lo); x < 0: (pi (hi) - 2 hi) + ((pi (lo) - 2 s_tail) - lo).
     auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.sub(b.c(C::kPio2Lo), parts.small_tail));
     auto positive = b.gt(x, b.c(K(0)));
-    auto pos = b.mul(b.c(K(2)), b.add(parts.s, parts.s_tail));
-    auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(parts.s, parts.s)),
-                     b.fma(b.c(K(-2)), parts.s_tail, b.c(C::kPiLo)));
+    auto root = sqrt_dw_f32(b, parts.zb);
+    auto s_tail = b.mul(b.mul(root.hi, parts.zb), parts.poly);
+    auto pos = b.fma(b.c(K(2)), root.hi, b.fma(b.c(K(2)), s_tail, root.lo));
+    auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(root.hi, root.hi)),
+                     b.sub(b.fma(b.c(K(-2)), s_tail, b.c(C::kPiLo)), root.lo));
     return b.sel(parts.small, small, b.sel(positive, pos, neg));
   }
+  auto root = asin_root<P>(b, parts);
   // pi/2 - (x + small_tail)
   auto hs = two_sum(b, b.c(C::kPio2Hi), b.neg(x));
   auto small = b.add(hs.hi, b.add(hs.lo, b.sub(b.c(C::kPio2Lo), parts.small_tail)));
@@ -135,8 +149,8 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   auto base_hi = b.sel(positive, b.c(K(0)), b.c(C::kPiHi));
   auto base_lo = b.sel(positive, b.c(K(0)), b.c(C::kPiLo));
   auto factor = b.sel(positive, b.c(K(2)), b.c(K(-2)));
-  auto h = two_sum(b, base_hi, b.mul(factor, parts.s));
-  auto lo = b.fma(factor, parts.s_tail, b.add(h.lo, base_lo));
+  auto h = two_sum(b, base_hi, b.mul(factor, root.s));
+  auto lo = b.fma(factor, root.s_tail, b.add(h.lo, base_lo));
   auto big = b.add(h.hi, lo);
   return b.sel(parts.small, small, big);
 }

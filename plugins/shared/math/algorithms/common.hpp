@@ -122,6 +122,19 @@ typename B::F32 recip_refined_f32(B& b, const typename B::F32& a) {
   }
 }
 
+// A first guess of 1 / a for f32 a whose magnitude is in [2^-126, 2^126] (or NaN, inf, 0 in
+// lanes whose result is discarded), for an algorithm that corrects it itself: rcp_approx_ftz where
+// the backend has it (within 1 ulp of 1/a; the CPU model sweeps every admissible guess), else
+// rcp.rn.
+template <class B>
+typename B::F32 recip_guess_f32(B& b, const typename B::F32& a) {
+  if constexpr (requires { b.rcp_approx_ftz(a); }) {
+    return b.rcp_approx_ftz(a);
+  } else {
+    return b.recip(a);
+  }
+}
+
 // The bits of `magnitude` (>= 0) with the sign bit of `sign_source`.
 template <class P, class B>
 typename P::template F<B> with_sign_of(B& b, const typename P::template F<B>& magnitude,

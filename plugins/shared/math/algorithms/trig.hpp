@@ -127,15 +127,20 @@ typename P::template F<B> cos_fn(B& b, const typename P::template F<B>& x) {
 // argument, tan r = r_hi + t with t = fma(r_hi^3, T(r_hi^2), r_lo (1 + r_hi^2)) (T a degree-6 fit on
 // |r| <= 0.79; r_lo enters with tan's derivative 1 + tan^2 r, approximated by 1 + r^2), kept as the
 // double-word (t_hi, t_lo) = fast_two_sum(r_hi, t). Even quadrants return t_hi; odd quadrants
-// -1/(t_hi + t_lo) = -(q + q e) with q = rcp(t_hi) and e = 1 - q t_hi - q t_lo (two fma, the first
-// exact), so the reciprocal rounds once more only at its last fma.
+// -1/(t_hi + t_lo) = -(q + q e) with q a first guess of 1/t_hi (recip_guess_f32: rcp.approx, within
+// 1 ulp) and e = 1 - q t_hi - q t_lo (two fma, errors below 2^-46): with q = (1 + d)/T, T = t_hi +
+// t_lo, q (1 + e) = (1 - d^2)/T, so the guess leaves d^2 < 2^-45 relative and the reciprocal rounds
+// once more only at its last fma. In an odd quadrant |t_hi| ~ |r| lies in (2^-62, 1.1] (no double,
+// so no float, is within 2^-61 of a nonzero multiple of pi/2: trig_reduction.hpp), so t_hi and
+// 1/t_hi are normal and .ftz changes nothing; in even quadrants (tiny or zero x included, q then
+// possibly inf) cot is discarded.
 template <class B>
 typename B::F32 tan_f32(B& b, const typename B::F32& x) {
   auto r = trig_reduce<P32>(b, x);
   auto z = b.mul(r.r_hi, r.r_hi);
   auto tail = b.fma(b.mul(z, r.r_hi), horner(b, z, poly::k_tan_f32), b.fma(r.r_lo, z, r.r_lo));
   auto t = fast_two_sum(b, r.r_hi, tail);
-  auto q = b.recip(t.hi);
+  auto q = recip_guess_f32(b, t.hi);
   auto e = b.fma(b.neg(q), t.lo, b.fma(b.neg(q), t.hi, b.c(1.0f)));
   auto cot = b.fma(q, e, q);
   auto odd = b.eq(b.and_(r.n, b.u32(1)), b.u32(1));
