@@ -129,7 +129,7 @@ TEST_CASE("no instruction flushes subnormals and float div/sqrt/rcp round to nea
   for (const auto& [label, lowered] : lowered_corpus()) {
     INFO(label);
     // The two approximate instructions, each a first guess the algorithm corrects
-    // (plugins/shared/math/algorithms): rsqrt.approx.f32 in inverse_sqrt, asin and acos f32 (subnormals
+    // (plugins/shared/math/algorithms): rsqrt.approx.f32 in inverse_sqrt and asin f32 (subnormals
     // kept), and rcp.approx.ftz.f32 in the f32 functions of kRcpGuessOps (functions.hpp; where .ftz
     // changes nothing the result depends on: common.hpp recip_refined_f32).
     const bool reciprocal = std::any_of(

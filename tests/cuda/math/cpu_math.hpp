@@ -13,7 +13,7 @@ using F64Fn = double (*)(double);
 F32Fn cpu_f32(vyre::UnOp op);
 F64Fn cpu_f64(vyre::UnOp op);
 
-// Where the GPU's bits are not specified (rsqrt.approx.f32 in inverse_sqrt, asin and acos,
+// Where the GPU's bits are not specified (rsqrt.approx.f32 in inverse_sqrt and asin,
 // rcp.approx.ftz.f32 in tanh, sinh, cosh, atan and tan), the twin takes one of several admissible values:
 // f32_variants(op) of them (1 for every other function); use_f32_variant(v) selects the v-th for
 // all f32 twins (set it before a sweep starts).

@@ -6,7 +6,7 @@
 //
 // NAME: exp_f32, sin_f64, ... or all, all_f32, all_f64 (default all). f32 functions run every
 // bit pattern (2^32 inputs; --f32-stride N checks every Nth instead; the functions with an
-// approximate first guess once per admissible guess: inverse_sqrt, asin and acos per rsqrt.approx value,
+// approximate first guess once per admissible guess: inverse_sqrt and asin per rsqrt.approx value,
 // tanh, sinh, cosh, atan and tan per rcp.approx value, cpu_math.hpp); f64 functions run the
 // witnesses plus --f64-samples seeded random inputs (default 10 million). Prints, per function, the
 // largest ULP distance from the correctly rounded result and the worst input; exits 1 if any

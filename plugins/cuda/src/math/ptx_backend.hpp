@@ -4,7 +4,7 @@
 // templates over the backend, so the PTX printed here and the CPU evaluation are the same sequence.
 // Only IEEE .rn arithmetic, exact integer/bit operations and explicit conversions are emitted,
 // except the two approximations the algorithms correct: rsqrt_approx (the first guess of
-// inverse_sqrt f32 and of asin and acos f32's square root) and rcp_approx_ftz (of the reciprocal in
+// inverse_sqrt f32 and of asin f32's square root) and rcp_approx_ftz (of the reciprocal in
 // tanh, sinh, cosh, atan and tan f32, where .ftz changes nothing the result depends on).
 #pragma once
 

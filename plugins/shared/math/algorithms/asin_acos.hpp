@@ -5,8 +5,8 @@
 // One polynomial evaluation serves both ranges (its argument is selected). The constant sums are
 // double-word (two_sum), so the cancellation near a = 1/2 costs nothing. |x| > 1 and +-inf give
 // sqrt of a negative number, NaN; NaN propagates.
-// f32 (bound 4 ULP) forms the constant sums in plain f32 on the square root as a double-word from
-// rsqrt.approx where the backend has it (sqrt_dw_f32; else sqrt.rn and its residual).
+// f32 (bound 4 ULP) forms the constant sums in plain f32; asin keeps the square root's residual,
+// from rsqrt.approx where the backend has it (sqrt_dw_f32); acos drops it (within 1 ULP without).
 #pragma once
 
 #include <type_traits>
@@ -127,20 +127,20 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   using C = AsinConstants<P>;
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
+  auto root = asin_root<P>(b, parts);
   if constexpr (std::is_same_v<P, P32>) {
-    // f32: the same sums without double-words, on sqrt(zb) = hi + lo / 2 (sqrt_dw_f32):
-    // (pi/2 (hi) - x) + (pi/2 (lo) - small_tail); with s_tail = hi zb A(zb),
-    // x > 0: 2 hi + (2 s_tail + lo); x < 0: (pi (hi) - 2 hi) + ((pi (lo) - 2 s_tail) - lo).
+    // f32: the same sums without double-words: (pi/2 (hi) - x) + (pi/2 (lo) - small_tail);
+    // x > 0: 2 (s + s_tail); x < 0: (pi (hi) - 2 s) + (pi (lo) - 2 s_tail). sqrt.rn, not asin's
+    // rsqrt.approx double-word: measured on the H200 (2026-11-28), that made acos slower (1.32 ->
+    // 1.37 of nvcc) with the same SASS count: the guess, its zero select and the correction sit on
+    // the dependency chain.
     auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.sub(b.c(C::kPio2Lo), parts.small_tail));
     auto positive = b.gt(x, b.c(K(0)));
-    auto root = sqrt_dw_f32(b, parts.zb);
-    auto s_tail = b.mul(b.mul(root.hi, parts.zb), parts.poly);
-    auto pos = b.fma(b.c(K(2)), root.hi, b.fma(b.c(K(2)), s_tail, root.lo));
-    auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(root.hi, root.hi)),
-                     b.sub(b.fma(b.c(K(-2)), s_tail, b.c(C::kPiLo)), root.lo));
+    auto pos = b.mul(b.c(K(2)), b.add(root.s, root.s_tail));
+    auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(root.s, root.s)),
+                     b.fma(b.c(K(-2)), root.s_tail, b.c(C::kPiLo)));
     return b.sel(parts.small, small, b.sel(positive, pos, neg));
   }
-  auto root = asin_root<P>(b, parts);
   // pi/2 - (x + small_tail)
   auto hs = two_sum(b, b.c(C::kPio2Hi), b.neg(x));
   auto small = b.add(hs.hi, b.add(hs.lo, b.sub(b.c(C::kPio2Lo), parts.small_tail)));
