@@ -12,8 +12,8 @@ inline constexpr double k_exp_f64[] = {0x1.0000000000000p-1, 0x1.5555555555555p-
 // exp, f32: z in [-0.3467, 0.3467], degree 5, max_rel_error 2^-26.55
 inline constexpr float k_exp_f32[] = {0x1.0000000000000p-1f, 0x1.5555560000000p-3f, 0x1.5554ea0000000p-5f, 0x1.11114c0000000p-7f, 0x1.6d43020000000p-10f, 0x1.a072d00000000p-13f};
 
-// expm1, f32: z in [-0.3467, 0.3467], degree 6, max_rel_error 2^-28.96
-inline constexpr float k_expm1_f32[] = {0x1.0000000000000p+0f, 0x1.0000000000000p-1f, 0x1.5555540000000p-3f, 0x1.5554f40000000p-5f, 0x1.11131e0000000p-7f, 0x1.6d2a100000000p-10f, 0x1.9d91740000000p-13f};
+// expm1, f32: z in [-0.3467, 0.3467], degree 5, max_rel_error 2^-25.4
+inline constexpr float k_expm1_f32[] = {0x1.0000000000000p+0f, 0x1.fffffe0000000p-2f, 0x1.55547e0000000p-3f, 0x1.5556520000000p-5f, 0x1.123d0e0000000p-7f, 0x1.6c16a60000000p-10f};
 
 // exp2m1, f32: z in [-0.5, 0.5], degree 6, max_rel_error 2^-27.88
 inline constexpr float k_exp2m1_f32[] = {0x1.62e4300000000p-1f, 0x1.ebfbe00000000p-3f, 0x1.c6b0440000000p-5f, 0x1.3b2a660000000p-7f, 0x1.5de9660000000p-10f, 0x1.43f8040000000p-13f, 0x1.7e33020000000p-17f};

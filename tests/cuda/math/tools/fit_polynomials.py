@@ -227,7 +227,7 @@ def hexf(v, fmt):
 # (name, format, degree)
 PLAN = [
     ("exp", "f64", 11), ("exp", "f32", 5),
-    ("expm1", "f32", 6), ("exp2m1", "f32", 6),
+    ("expm1", "f32", 5), ("exp2m1", "f32", 6),
     ("log", "f64", 7), ("log", "f32", 3),
     ("log1p", "f32", 9), ("log2_1p", "f32", 9),
     ("sin", "f64", 6), ("sin", "f32", 3),
