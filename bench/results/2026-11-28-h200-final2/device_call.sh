@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Session 2026-11-28 (2) call 5: the final tree (5cb2fc3+) through gpu-test.sh all (Python GPU tests,
+# the CPU suite, the CUDA GPU tests; conform ran at 04:34) and the examples against reference_cpu.
+set -u
+for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json NCCL_NVLS_ENABLE=0
+R=$OUT; L=/tmp/kan; mkdir -p $L/gpu; O=$R/out.txt; t0=$(date +%s); st() { echo "[$(( $(date +%s)-t0 ))s] $*" >> $O; }
+B=$PWD/build-gpu
+OUT=$L/gpu VYRE_GPU_TEST_CONFORM=0 VYRE_GPU_TEST_CPU_SUITE=1 VYRE_GPU_TEST_LOAD=0 timeout 230 scripts/gpu-test.sh all > $L/gpu-test.txt 2>&1; st "gpu-test all rc $?"
+sed -n '/==== vyre GPU test summary/,$p' $L/gpu-test.txt >> $O
+mkdir -p $L/ex; for ex in examples/*.json; do n=$(basename $ex .json); for b in reference_cpu cuda; do timeout 20 $B/bin/vyre run $ex --random 3 --backend $b --out $L/ex/$n-$b > $L/ex/$n-$b.txt 2>&1; done; diff -r $L/ex/$n-cuda $L/ex/$n-reference_cpu >/dev/null && echo "$n same" || echo "$n DIFFERS"; done > $L/examples.txt 2>&1; st "examples"; tr '\n' ' ' < $L/examples.txt >> $O; echo >> $O
+cp $L/gpu/summary.txt $R/ 2>/dev/null
+cat $O
