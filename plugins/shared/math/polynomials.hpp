@@ -15,8 +15,8 @@ inline constexpr float k_exp_f32[] = {0x1.0000000000000p-1f, 0x1.5555560000000p-
 // expm1, f32: z in [-0.3467, 0.3467], degree 5, max_rel_error 2^-25.4
 inline constexpr float k_expm1_f32[] = {0x1.0000000000000p+0f, 0x1.fffffe0000000p-2f, 0x1.55547e0000000p-3f, 0x1.5556520000000p-5f, 0x1.123d0e0000000p-7f, 0x1.6c16a60000000p-10f};
 
-// exp2m1, f32: z in [-0.5, 0.5], degree 6, max_rel_error 2^-27.88
-inline constexpr float k_exp2m1_f32[] = {0x1.62e4300000000p-1f, 0x1.ebfbe00000000p-3f, 0x1.c6b0440000000p-5f, 0x1.3b2a660000000p-7f, 0x1.5de9660000000p-10f, 0x1.43f8040000000p-13f, 0x1.7e33020000000p-17f};
+// exp2m1, f32: z in [-0.5, 0.5], degree 5, max_rel_error 2^-25.5
+inline constexpr float k_exp2m1_f32[] = {0x1.62e4300000000p-1f, 0x1.ebfbde0000000p-3f, 0x1.c6af6e0000000p-5f, 0x1.3b2ba00000000p-7f, 0x1.5f07b40000000p-10f, 0x1.4308fa0000000p-13f};
 
 // log, f64: z in [0.0, 0.02945], degree 7, max_rel_error 2^-54.0
 inline constexpr double k_log_f64[] = {0x1.5555555555555p-1, 0x1.9999999999a39p-2, 0x1.2492492476a71p-2, 0x1.c71c720198645p-3, 0x1.745cf8eb494d7p-3, 0x1.3b1c3a8488385p-3, 0x1.0fbe10300662dp-3, 0x1.0c08e85a2b926p-3};
@@ -33,14 +33,14 @@ inline constexpr float k_log2_1p_f32[] = {-0x1.7154760000000p-1f, 0x1.ec70940000
 // sin, f64: z in [0.0, 0.6242], degree 6, max_rel_error 2^-54.0
 inline constexpr double k_sin_f64[] = {-0x1.5555555555555p-3, 0x1.1111111110eacp-7, -0x1.a01a019f6761ep-13, 0x1.71de39248fdb7p-19, -0x1.ae627f8f53edep-26, 0x1.5fd4605ac839ap-33, -0x1.f2d06ef11831fp-42};
 
-// sin, f32: z in [0.0, 0.6242], degree 3, max_rel_error 2^-25.0
-inline constexpr float k_sin_f32[] = {-0x1.5555560000000p-3f, 0x1.1112400000000p-7f, -0x1.a158a80000000p-13f, 0x1.c436260000000p-19f};
+// sin, f32: z in [0.0, 0.6242], degree 2, max_rel_error 2^-22.68
+inline constexpr float k_sin_f32[] = {-0x1.5555520000000p-3f, 0x1.110b6c0000000p-7f, -0x1.9a686e0000000p-13f};
 
 // cos, f64: z in [0.0, 0.6242], degree 6, max_rel_error 2^-54.0
 inline constexpr double k_cos_f64[] = {0x1.5555555555555p-5, -0x1.6c16c16c1674cp-10, 0x1.a01a019eb4799p-16, -0x1.27e4f9156f4e6p-22, 0x1.1ee9e1552149ap-29, -0x1.8e5aa7e512aa2p-37, -0x1.1e7c4a016ebbbp-45};
 
-// cos, f32: z in [0.0, 0.6242], degree 3, max_rel_error 2^-25.0
-inline constexpr float k_cos_f32[] = {0x1.5555560000000p-5f, -0x1.6c19240000000p-10f, 0x1.a2a1fa0000000p-16f, -0x1.d2efe60000000p-22f};
+// cos, f32: z in [0.0, 0.6242], degree 2, max_rel_error 2^-24.0
+inline constexpr float k_cos_f32[] = {0x1.5555540000000p-5f, -0x1.6c123c0000000p-10f, 0x1.9b8ab80000000p-16f};
 
 // tan, f32: z in [0.0, 0.6242], degree 6, max_rel_error 2^-24.99
 inline constexpr float k_tan_f32[] = {0x1.5555560000000p-2f, 0x1.1110480000000p-3f, 0x1.ba67da0000000p-5f, 0x1.60f7f20000000p-6f, 0x1.4f1eaa0000000p-7f, 0x1.9593300000000p-11f, 0x1.0b720c0000000p-8f};
@@ -63,14 +63,14 @@ inline constexpr float k_atan1_f32[] = {-0x1.5555540000000p-2f, 0x1.9997f0000000
 // sinh, f64: z in [0.0, 1.0001], degree 7, max_rel_error 2^-54.0
 inline constexpr double k_sinh_f64[] = {0x1.5555555555555p-3, 0x1.1111111111111p-7, 0x1.a01a01a01a001p-13, 0x1.71de3a556f8edp-19, 0x1.ae64567935c3dp-26, 0x1.612467c471c3ap-33, 0x1.ae778230ea854p-41, 0x1.99eecd3032223p-49};
 
-// sinh, f32: z in [0.0, 1.0001], degree 4, max_rel_error 2^-25.0
-inline constexpr float k_sinh_f32[] = {0x1.5555560000000p-3f, 0x1.110fb80000000p-7f, 0x1.a1cc2c0000000p-13f, 0x1.86de840000000p-20f, 0x1.6b7fcc0000000p-21f};
+// sinh, f32: z in [0.0, 1.0001], degree 3, max_rel_error 2^-24.99
+inline constexpr float k_sinh_f32[] = {0x1.5555560000000p-3f, 0x1.1110580000000p-7f, 0x1.a08d040000000p-13f, 0x1.62b2560000000p-19f};
 
 // tanh, f64: z in [0.0, 0.3026], degree 10, max_rel_error 2^-54.0
 inline constexpr double k_tanh_f64[] = {-0x1.5555555555555p-2, 0x1.1111111110f25p-3, -0x1.ba1ba1b9e0e20p-5, 0x1.664f486cd2b4ep-6, -0x1.226e3128fe390p-7, 0x1.d6d2dee33bb87p-9, -0x1.7d925f6822ad2p-10, 0x1.3491e509e7236p-11, -0x1.e9be83e2f7250p-13, 0x1.5da21819b7890p-14, -0x1.45dd49e813ed5p-16};
 
-// tanh, f32: z in [0.0, 0.3026], degree 5, max_rel_error 2^-24.99
-inline constexpr float k_tanh_f32[] = {-0x1.5555560000000p-2f, 0x1.1111e20000000p-3f, -0x1.ba6d7a0000000p-5f, 0x1.6bd30e0000000p-6f, -0x1.46c89e0000000p-7f, 0x1.21b0720000000p-8f};
+// tanh, f32: z in [0.0, 0.3026], degree 4, max_rel_error 2^-24.0
+inline constexpr float k_tanh_f32[] = {-0x1.5555540000000p-2f, 0x1.110f7c0000000p-3f, -0x1.b9800c0000000p-5f, 0x1.5baaf40000000p-6f, -0x1.a6c3400000000p-8f};
 
 // exp_nested, f64: z in [-0.3467, 0.3467], degree 11, max_rel_error 2^-56.5
 inline constexpr double k_exp_nested_f64[] = {0x1.0000000000009p-1, 0x1.5555555555558p-3, 0x1.55555555503b7p-5, 0x1.111111110f7f6p-7, 0x1.6c16c1860c761p-10, 0x1.a01a01b012aa3p-13, 0x1.a0199395a53bcp-16, 0x1.71ddf6a196aecp-19, 0x1.28b42cf24e65cp-22, 0x1.af634d6b2f12fp-26};

@@ -31,8 +31,8 @@ struct HyperbolicConstants<P32> {
   static constexpr std::uint32_t kMaxK = 32;   // beyond, e^-2a is far below an ulp
   static constexpr float kSinhSmall = 1.0f;
   static constexpr float kTanhSmall = 0.55f;
-  static constexpr const float (&kSinh)[5] = poly::k_sinh_f32;
-  static constexpr const float (&kTanh)[6] = poly::k_tanh_f32;
+  static constexpr const float (&kSinh)[4] = poly::k_sinh_f32;
+  static constexpr const float (&kTanh)[5] = poly::k_tanh_f32;
 };
 
 template <>

@@ -21,8 +21,8 @@ struct TrigPoly;
 
 template <>
 struct TrigPoly<P32> {
-  static constexpr const float (&kSin)[4] = poly::k_sin_f32;
-  static constexpr const float (&kCos)[4] = poly::k_cos_f32;
+  static constexpr const float (&kSin)[3] = poly::k_sin_f32;
+  static constexpr const float (&kCos)[3] = poly::k_cos_f32;
 };
 
 template <>
