@@ -135,6 +135,15 @@ typename B::F32 recip_guess_f32(B& b, const typename B::F32& a) {
   }
 }
 
+// `value` with its sign bit flipped where `sign_source`'s is set (an odd function of |x| made one
+// of x).
+template <class P, class B>
+typename P::template F<B> flip_sign_of(B& b, const typename P::template F<B>& value,
+                                       const typename P::template F<B>& sign_source) {
+  auto sign = b.and_(b.bits(sign_source), P::bits_const(b, P::kSignBit));
+  return P::from_bits(b, b.xor_(b.bits(value), sign));
+}
+
 // The bits of `magnitude` (>= 0) with the sign bit of `sign_source`.
 template <class P, class B>
 typename P::template F<B> with_sign_of(B& b, const typename P::template F<B>& magnitude,

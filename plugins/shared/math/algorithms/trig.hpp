@@ -75,12 +75,15 @@ SinCosF32<B> sin_cos_parts_f32(B& b, const TrigReduction<P32, B>& r) {
   return {s, c, r.n};
 }
 
+// The parts of |x|: sin is odd and cos even, so sin x takes x's sign bit at the end (one bit
+// operation, which also gives sin(-0) = -0: sin(+0) is +0) and cos x needs nothing. The reduction
+// is symmetric (round to nearest even is), so |x| reduces to the negated n and r of x.
 template <class B>
 SinCosF32<B> sin_cos_parts_f32(B& b, const typename B::F32& x) {
-  return sin_cos_parts_f32(b, trig_reduce<P32>(b, x));
+  return sin_cos_parts_f32(b, trig_reduce<P32>(b, b.abs(x)));
 }
 
-// sin x (shift 0) or cos x (shift 1) from the parts of x; sin keeps the sign of a zero x.
+// sin x (shift 0) or cos x (shift 1) from the parts of |x|.
 template <class B>
 typename B::F32 sin_cos_select_f32(B& b, const SinCosF32<B>& parts, const typename B::F32& x,
                                    std::uint32_t shift) {
@@ -89,7 +92,7 @@ typename B::F32 sin_cos_select_f32(B& b, const SinCosF32<B>& parts, const typena
   auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
   auto y = b.sel(odd, parts.c, parts.s);
   y = b.sel(negative, b.neg(y), y);
-  if (shift == 0) y = b.sel(b.eq(x, b.c(0.0f)), x, y);  // sin(-0) = -0
+  if (shift == 0) y = flip_sign_of<P32>(b, y, x);
   return y;
 }
 
@@ -136,7 +139,7 @@ typename P::template F<B> cos_fn(B& b, const typename P::template F<B>& x) {
 // possibly inf) cot is discarded.
 template <class B>
 typename B::F32 tan_f32(B& b, const typename B::F32& x) {
-  auto r = trig_reduce<P32>(b, x);
+  auto r = trig_reduce<P32>(b, b.abs(x));  // tan is odd: x's sign bit at the end (tan(-0) = -0)
   auto z = b.mul(r.r_hi, r.r_hi);
   auto tail = b.fma(b.mul(z, r.r_hi), horner(b, z, poly::k_tan_f32), b.fma(r.r_lo, z, r.r_lo));
   auto t = fast_two_sum(b, r.r_hi, tail);
@@ -144,8 +147,7 @@ typename B::F32 tan_f32(B& b, const typename B::F32& x) {
   auto e = b.fma(b.neg(q), t.lo, b.fma(b.neg(q), t.hi, b.c(1.0f)));
   auto cot = b.fma(q, e, q);
   auto odd = b.eq(b.and_(r.n, b.u32(1)), b.u32(1));
-  auto y = b.sel(odd, b.neg(cot), t.hi);
-  return b.sel(b.eq(x, b.c(0.0f)), x, y);  // tan(-0) = -0
+  return flip_sign_of<P32>(b, b.sel(odd, b.neg(cot), t.hi), x);
 }
 
 template <class P, class B>

@@ -3,7 +3,8 @@
 //
 // Moderate |x| (Cody-Waite, three-part pi/2 = C1 + C2 + C3 with fma): n = rint(x * 2/pi);
 // r1 = x - n*C1 is exact (x and n*C1 are multiples of ulp(C1) and |r1| < 2); n*C2 is split exactly
-// (two_prod) and subtracted with two_sum (f32: fast_two_sum, exact there); n*C3 is a small correction. The representation error
+// (two_prod) and subtracted with two_sum (f32: fast_two_sum, exact there); n*C3 is a small
+// correction (f32 takes n and leaves the pair as cody_waite_f32 says). The representation error
 // n * |pi/2 - C1 - C2 - C3| is below 2^-125 (f64, |x| < 2^30) and 2^-52 (f32, |x| < 2^17), far
 // below the closest approach of a float to a multiple of pi/2.
 //
@@ -56,22 +57,45 @@ struct TrigConstants<P64> {
 inline constexpr double kPio2Hi = 0x1.921fb54442d18p+0;
 inline constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
 
+// f32 Cody-Waite. n comes from one fma against 1.5 * 2^23 (|x 2/pi| < 2^22 below kPayneHanekFrom):
+// j rounds the exact x 2/pi to an integer n, j - 1.5 * 2^23 is n exactly, and j's bit pattern ends
+// in n's low bits (1.5 * 2^23's ends in zeros), which is all a quadrant needs: no FRND, no F2I. Near
+// a half-integer this may pick the other neighbour than rint of the rounded product; both leave
+// |r| <= pi/4 (1 + 2^-22), inside the kernels' fit interval (r^2 <= 0.6242).
+// r1 = x - n C1 is exact; r1 is a multiple of 2^-24 (n != 0 needs |x| > 0.78) and |n C2| < 2^-8 has
+// an ulp of at most 2^-32, so r1 is a multiple of ulp(n C2 hi) and fast_two_sum is exact
+// (Boldo-Daumas). r_lo = s.lo - (n C2 lo) - n C3 is left unnormalised: |r_lo| <= ulp(r_hi)/2 + 2^-32
+// (|n C2 lo|, |n C3| < 2^-33). The kernels only add r_lo into a sum that rounds once (sin, tan) or
+// drop r r_lo (cos: the extra |r| 2^-32 is 2^-8 of an ulp of cos r), so renormalising the pair, three
+// FADD per call until 2026-12-05, bought nothing they use.
+inline constexpr float kQuadrantMagic = 0x1.8p23f;
+
+template <class B>
+TrigReduction<P32, B> cody_waite_f32(B& b, const typename B::F32& x) {
+  using C = TrigConstants<P32>;
+  auto j = b.fma(x, b.c(C::kTwoOverPi), b.c(kQuadrantMagic));
+  auto nf = b.sub(j, b.c(kQuadrantMagic));
+  auto r1 = b.fma(b.neg(nf), b.c(C::kC1), x);
+  auto p = two_prod(b, nf, b.c(C::kC2));
+  auto s = fast_two_sum(b, r1, b.neg(p.hi));
+  auto lo = b.fma(b.neg(nf), b.c(C::kC3), b.sub(s.lo, p.lo));
+  return {b.bits(j), s.hi, lo};
+}
+
 template <class P, class B>
 TrigReduction<P, B> cody_waite(B& b, const typename P::template F<B>& x) {
   using C = TrigConstants<P>;
-  auto nf = b.rint(b.mul(x, b.c(C::kTwoOverPi)));
-  auto r1 = b.fma(b.neg(nf), b.c(C::kC1), x);
-  auto p = two_prod(b, nf, b.c(C::kC2));
-  // f32: r1 is a multiple of 2^-24 (n != 0 needs |x| > 0.78) and |p.hi| < 2^-8 has an ulp of at
-  // most 2^-32, so r1 is a multiple of ulp(p.hi) and fast_two_sum is exact (Boldo-Daumas): two_sum's
-  // bits with 3 operations fewer (checked equal on every |x| <= 2^17). f64 keeps two_sum.
-  auto s = [&] {
-    if constexpr (std::is_same_v<P, P32>) return fast_two_sum(b, r1, b.neg(p.hi));
-    else return two_sum(b, r1, b.neg(p.hi));
-  }();
-  auto lo = b.fma(b.neg(nf), b.c(C::kC3), b.sub(s.lo, p.lo));
-  auto r = fast_two_sum(b, s.hi, lo);
-  return {b.to_s32(nf), r.hi, r.lo};
+  if constexpr (std::is_same_v<P, P32>) {
+    return cody_waite_f32(b, x);
+  } else {
+    auto nf = b.rint(b.mul(x, b.c(C::kTwoOverPi)));
+    auto r1 = b.fma(b.neg(nf), b.c(C::kC1), x);
+    auto p = two_prod(b, nf, b.c(C::kC2));
+    auto s = two_sum(b, r1, b.neg(p.hi));
+    auto lo = b.fma(b.neg(nf), b.c(C::kC3), b.sub(s.lo, p.lo));
+    auto r = fast_two_sum(b, s.hi, lo);
+    return {b.to_s32(nf), r.hi, r.lo};
+  }
 }
 
 // Two 128-bit words (hi:lo) shifted left by n in [0, 127].
@@ -170,23 +194,27 @@ TrigReduction<P, B> trig_reduce(B& b, const typename P::template F<B>& x) {
   auto r_hi = b.var(cw.r_hi);
   auto r_lo = b.var(cw.r_lo);
   auto ax = b.abs(x);
-  auto large = b.and_(b.ge(ax, b.c(C::kPayneHanekFrom)),
-                      b.lt(ax, b.c(std::numeric_limits<K>::infinity())));
-  b.if_(large, [&] {
-    if constexpr (std::is_same_v<P, P64>) {
+  if constexpr (std::is_same_v<P, P64>) {
+    auto large = b.and_(b.ge(ax, b.c(C::kPayneHanekFrom)), b.lt(ax, b.c(std::numeric_limits<K>::infinity())));
+    b.if_(large, [&] {
       auto ph = payne_hanek(b, x);
       b.set(n, ph.n);
       b.set(r_hi, ph.r_hi);
       b.set(r_lo, ph.r_lo);
-    } else {
+    });
+  } else {
+    // f32 sends +-inf down this path too (one compare on the common path, not two): as an f64 its
+    // window index is that of the largest doubles (in the table), and ax - ax = NaN makes r NaN,
+    // as Cody-Waite's would be; for finite ax it adds +0 to a nonzero r_hi.
+    b.if_(b.ge(ax, b.c(C::kPayneHanekFrom)), [&] {
       auto ph = payne_hanek(b, b.to_f64(x));
       auto hi = b.to_f32(ph.r_hi);
       auto lo = b.to_f32(b.add(b.sub(ph.r_hi, b.to_f64(hi)), ph.r_lo));
       b.set(n, ph.n);
-      b.set(r_hi, hi);
+      b.set(r_hi, b.add(hi, b.sub(ax, ax)));
       b.set(r_lo, lo);
-    }
-  });
+    });
+  }
   return {b.get(n), b.get(r_hi), b.get(r_lo)};
 }
 
