@@ -20,6 +20,7 @@
 // Both paths give the bits the two-step scale gives for every input.
 #pragma once
 
+#include <cstddef>
 #include <limits>
 #include <type_traits>
 
@@ -130,6 +131,36 @@ ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc) {
   auto r_hi = b.fma(b.neg(kf), b.c(C::kLn2Hi), xc);
   auto r = b.fma(b.neg(kf), b.c(C::kLn2Lo), r_hi);
   return {k, r, horner(b, r, poly::k_expm1_f32)};
+}
+
+// The parts of e^(2a) without forming 2a (tanh): the reduction of 2a at half scale, h = r/2 from
+// fma(-k, ln2 hi/2, a) and fma(-k, ln2 lo/2, .) (every value exactly half of exp_f32_parts'), and
+// q2 = 2 Q(2h) from Q's coefficients scaled by 2^(i+1) (every Horner step exactly scaled), so
+// e^(2a) = 2^k (1 + h q2) with the bits of exp_f32_parts(2a): h q2 is the same exact product as r Q.
+template <std::size_t N>
+struct ScaledCoefficients {
+  float c[N];
+};
+
+template <std::size_t N>
+constexpr ScaledCoefficients<N> coefficients_at_double(const float (&c)[N]) {
+  ScaledCoefficients<N> out{};
+  float scale = 2.0f;
+  for (std::size_t i = 0; i < N; ++i, scale *= 2.0f) out.c[i] = c[i] * scale;
+  return out;
+}
+
+inline constexpr auto kExpm1AtDouble = coefficients_at_double(poly::k_expm1_f32);
+
+template <class B>
+ExpF32Parts<B> exp_f32_parts_of_double(B& b, const typename B::F32& a) {
+  using C = ExpConstants<P32>;
+  auto j = b.fma(a, b.c(2.0f * C::kLog2e), b.c(kRoundMagic));
+  auto kf = b.sub(j, b.c(kRoundMagic));
+  auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
+  auto h_hi = b.fma(b.neg(kf), b.c(0.5f * C::kLn2Hi), a);
+  auto h = b.fma(b.neg(kf), b.c(0.5f * C::kLn2Lo), h_hi);
+  return {k, h, horner(b, h, kExpm1AtDouble.c)};
 }
 
 // |x| below these: |k| <= 124, so 2^k y (y in [0.7, 1.42]) is normal.

@@ -152,9 +152,9 @@ typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
   auto z = b.mul(a, a);
   auto small = b.fma(b.mul(a, z), horner(b, z, C::kTanh), a);
   auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
-  auto e = exp_f32_parts(b, b.add(ac, ac));  // 2a = k ln2 + r, k in [1, 29]
+  auto e = exp_f32_parts_of_double(b, ac);  // 2a = k ln2 + 2h, k in [1, 29]
   auto sc = pow2<P32>(b, e.k);
-  auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1
+  auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1 = 2^k (1 + h q2) + 1
   auto big = b.fma(b.c(-2.0f), recip_refined_f32(b, d), b.c(1.0f));
   return with_sign_of<P32>(b, b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big), x);  // NaN: big is NaN
 }
