@@ -51,8 +51,8 @@ class CpuBackend {
   static F64 recip(F64 a) { return {1.0 / a.v}; }
   static F32 sqrt(F32 a) { return {std::sqrt(a.v)}; }
   static F64 sqrt(F64 a) { return {std::sqrt(a.v)}; }
-  // The two approximate instructions, rsqrt.approx.f32 (inverse_sqrt and asin f32's first guess)
-  // and rcp.approx.ftz.f32 (the reciprocal in tanh, sinh, cosh, atan and tan f32). The GPU's bits are not
+  // The approximate instructions, rsqrt.approx.f32 (inverse_sqrt f32's first guess; its .ftz form
+  // for asin f32's root) and rcp.approx.ftz.f32 (the reciprocal in tanh, sinh, cosh, atan and tan f32). The GPU's bits are not
   // specified, only an error bound (PTX ISA) and the IEEE special values, so each model returns the
   // approx_pick-th float (from below; the largest if there are fewer) of those the bound admits,
   // and a sweep over every pick (kRsqrtApproxPicks, kRcpApproxPicks) checks each value the device
@@ -70,6 +70,12 @@ class CpuBackend {
     const double v = 1.0 / std::sqrt(static_cast<double>(x));  // within 2^-52 relative
     static const double eps = std::exp2(-22.9) * (1 + 0x1p-40);  // widened by the error of v
     return {pick_within(v * (1 - eps), v * (1 + eps))};
+  }
+  // rsqrt.approx.ftz.f32: rsqrt.approx.f32 with subnormal inputs flushed to zero of their sign
+  // (-> +-inf); no result of a normal input is subnormal.
+  static F32 rsqrt_approx_ftz(F32 a) {
+    if (std::fabs(a.v) < std::numeric_limits<float>::min()) return rsqrt_approx({std::copysign(0.0f, a.v)});
+    return rsqrt_approx(a);
   }
   // rcp.approx.ftz.f32: at most 1 ulp (of the exact 1/x) from 1/x; subnormal inputs and results
   // flush to zero of their sign; +-0 -> +-inf, +-inf -> +-0, NaN -> NaN.

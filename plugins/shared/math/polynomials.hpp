@@ -48,8 +48,8 @@ inline constexpr float k_tan_f32[] = {0x1.5555560000000p-2f, 0x1.1110480000000p-
 // asin, f64: z in [0.0, 0.25], degree 12, max_rel_error 2^-53.0
 inline constexpr double k_asin_f64[] = {0x1.5555555555556p-3, 0x1.3333333332e84p-4, 0x1.6db6db6e38803p-5, 0x1.f1c71c19d5450p-6, 0x1.6e8bb25ddfc4bp-6, 0x1.1c4d286b7ac66p-6, 0x1.c9d08bc73a001p-7, 0x1.7817d8c7723e3p-7, 0x1.529e1899a8e2cp-7, 0x1.62a4ac6e6c8c4p-8, 0x1.1f1b0fd5c6684p-6, -0x1.eccf9fcf63a14p-7, 0x1.d93907203017fp-6};
 
-// asin, f32: z in [0.0, 0.25], degree 5, max_rel_error 2^-24.0
-inline constexpr float k_asin_f32[] = {0x1.5555540000000p-3f, 0x1.33343c0000000p-4f, 0x1.6d59020000000p-5f, 0x1.fdcb1e0000000p-6f, 0x1.17dda20000000p-6f, 0x1.14e3260000000p-5f};
+// asin, f32: z in [0.0, 0.25], degree 4, max_rel_error 2^-21.3
+inline constexpr float k_asin_f32[] = {0x1.55555e0000000p-3f, 0x1.33261a0000000p-4f, 0x1.70d7dc0000000p-5f, 0x1.b059d20000000p-6f, 0x1.3af7d20000000p-5f};
 
 // atan, f64: z in [0.0, 0.1717], degree 11, max_rel_error 2^-54.0
 inline constexpr double k_atan_f64[] = {-0x1.5555555555555p-2, 0x1.99999999995e1p-3, -0x1.249249245b3ecp-3, 0x1.c71c719f4e659p-4, -0x1.745d0fdc5b82ep-4, 0x1.3b12e1df7d308p-4, -0x1.1102cf886665dp-4, 0x1.e09ae449967fap-5, -0x1.a58254d15994ep-5, 0x1.569c6062de375p-5, -0x1.a1f99c53875c2p-6, 0x1.b6791f7380718p-8};

@@ -147,6 +147,21 @@ TEST_CASE("f32 inverse_sqrt: the model of rsqrt.approx.f32 offers every admissib
   CHECK(std::nextafter(highest, 1.0f) > exact * (1 + std::exp2(-22.9)));
 }
 
+TEST_CASE("f32 asin: the model of rsqrt.approx.ftz.f32 flushes subnormal inputs and otherwise is rsqrt.approx") {
+  use_f32_variant(0);
+  CHECK(vyre::math::CpuBackend::rsqrt_approx_ftz({0x1p-130f}).v == INFINITY);
+  CHECK(std::fabs(vyre::math::CpuBackend::rsqrt_approx({0x1p-130f}).v / 0x1p65f - 1) <= std::exp2(-22.9));
+  CHECK(vyre::math::CpuBackend::rsqrt_approx_ftz({-0x1p-140f}).v == -INFINITY);
+  for (int v = 0; v < f32_variants(vyre::UnOp::Asin); ++v) {
+    use_f32_variant(v);
+    for (float x : {0x1p-126f, 0x1p-25f, 0.1f, 0.25f, 0.5f}) {
+      CAPTURE(x);
+      CHECK(vyre::math::CpuBackend::rsqrt_approx_ftz({x}).v == vyre::math::CpuBackend::rsqrt_approx({x}).v);
+    }
+  }
+  use_f32_variant(0);
+}
+
 TEST_CASE("f32 tanh, sinh, cosh, atan: the model of rcp.approx.ftz.f32 offers every value within 1 ulp") {
   use_f32_variant(0);
   for (float x : {3.0f, 1.5f, -7.25f, 0.7f}) {

@@ -25,7 +25,7 @@ struct AsinConstants<P32> {
   static constexpr float kPio2Lo = -0x1.777a5cp-25f;
   static constexpr float kPiHi = 0x1.921fb6p+1f;
   static constexpr float kPiLo = -0x1.777a5cp-24f;
-  static constexpr const float (&kPoly)[6] = poly::k_asin_f32;
+  static constexpr const float (&kPoly)[5] = poly::k_asin_f32;
 };
 
 template <>
@@ -78,15 +78,17 @@ AsinRoot<P, B> asin_root(B& b, const AsinParts<P, B>& parts) {
   return {s, b.fma(b.mul(s, parts.zb), parts.poly, s_lo)};
 }
 
-// sqrt(z) for z in [0, 1/4] (NaN for z < 0 or NaN) as hi + lo / 2, lo = (z - hi^2) / hi (twice the
-// low part; a few correct bits of it are enough). With rsqrt_approx (PTX: rsqrt.approx.f32,
-// MUFU.RSQ; the CPU model offers every admissible value): hi = z y with y the guess (within 2^-22 of
-// sqrt(z)), z - hi^2 from one fma, lo = (z - hi^2) y: one MUFU and three operations instead of
-// sqrt.rn and rcp.rn. Otherwise hi = sqrt.rn(z) and one reciprocal.
+// sqrt(z) for z = 0 or normal z <= 1/2 (NaN for z < 0 or NaN) as hi + lo / 2, lo = (z - hi^2) / hi
+// (twice the low part; a few correct bits of it are enough). With rsqrt_approx_ftz (PTX:
+// rsqrt.approx.ftz.f32, MUFU.RSQ; the CPU model offers every admissible value): hi = z y with y the
+// guess (within 2^-22 of sqrt(z)), z - hi^2 from one fma, lo = (z - hi^2) y: one MUFU and three
+// operations instead of sqrt.rn and rcp.rn. asin's z = (1 - |x|)/2 is 0 or at least 2^-25, so .ftz
+// changes nothing and spares ptxas the subnormal rescaling (four SASS). Otherwise hi = sqrt.rn(z)
+// and one reciprocal.
 template <class B>
 DW<typename B::F32> sqrt_dw_f32(B& b, const typename B::F32& z) {
-  if constexpr (requires { b.rsqrt_approx(z); }) {
-    auto y = b.sel(b.eq(z, b.c(0.0f)), b.c(0.0f), b.rsqrt_approx(z));  // z = 0: hi = lo = 0
+  if constexpr (requires { b.rsqrt_approx_ftz(z); }) {
+    auto y = b.sel(b.eq(z, b.c(0.0f)), b.c(0.0f), b.rsqrt_approx_ftz(z));  // z = 0: hi = lo = 0
     auto hi = b.mul(z, y);
     return {hi, b.mul(b.fma(b.neg(hi), hi, z), y)};
   } else {

@@ -22,8 +22,8 @@ inline constexpr std::array<vyre::UnOp, 14> kLibraryOps = {
 };
 
 // The f32 functions whose algorithm corrects an approximate first guess, by the instruction that
-// gives it: rsqrt.approx.f32 and rcp.approx.ftz.f32, the library's only .approx instructions (the
-// CPU model sweeps each guess's admissible values, cpu_backend.hpp).
+// gives it: rsqrt.approx.f32 (asin: its .ftz form) and rcp.approx.ftz.f32, the library's only
+// .approx instructions (the CPU model sweeps each guess's admissible values, cpu_backend.hpp).
 inline constexpr std::array<vyre::UnOp, 2> kRsqrtGuessOps = {vyre::UnOp::InverseSqrt, vyre::UnOp::Asin};
 inline constexpr std::array<vyre::UnOp, 5> kRcpGuessOps = {vyre::UnOp::Tanh, vyre::UnOp::Sinh,
                                                            vyre::UnOp::Cosh, vyre::UnOp::Atan,
