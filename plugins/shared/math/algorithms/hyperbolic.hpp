@@ -118,7 +118,11 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   auto e = exp_f32_parts(b, ac);
   auto p = b.fma(e.r, e.q, b.c(1.0f));
   auto kk = b.sel(b.lt_s(e.k, b.u32(C::kMaxK)), e.k, b.u32(C::kMaxK));
-  auto g = b.mul(b.mul(recip_refined_f32(b, p), pow2<P32>(b, b.sub(b.u32(0), b.add(kk, kk)))), b.c(sign));
+  // 2^-2kk / p: 1/p in [0.7, 1.43] times 2^-2kk (2kk <= 64) is normal, so the product is exact and
+  // is 2kk taken off the exponent field (one integer operation instead of forming 2^-2kk and
+  // multiplying). A NaN p makes 1/p NaN, whatever this does to its bits, and p + g NaN.
+  auto scaled = P32::from_bits(b, b.sub(b.bits(recip_refined_f32(b, p)), b.shl(kk, b.u32(P32::kMantissaBits + 1))));
+  auto g = b.mul(scaled, b.c(sign));
   // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back; cosh's sum
   // does not need it (within 1 ULP without).
   auto v = sign < 0 ? b.add(p, b.add(g, b.fma(e.r, e.q, b.sub(b.c(1.0f), p))))  // 1 - p exact
