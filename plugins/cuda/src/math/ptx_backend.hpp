@@ -4,7 +4,7 @@
 // templates over the backend, so the PTX printed here and the CPU evaluation are the same sequence.
 // Only IEEE .rn arithmetic, exact integer/bit operations and explicit conversions are emitted,
 // except the approximations the algorithms correct: rsqrt_approx (the first guess of inverse_sqrt
-// f32), rsqrt_approx_ftz (of asin f32's square root) and rcp_approx_ftz (of the reciprocal in
+// f32), rsqrt_approx_ftz (of asin and acos f32's square root) and rcp_approx_ftz (of the reciprocal in
 // tanh, sinh, cosh, atan and tan f32); .ftz where no input the result depends on is subnormal.
 #pragma once
 

@@ -5,8 +5,8 @@
 // One polynomial evaluation serves both ranges (its argument is selected). The constant sums are
 // double-word (two_sum), so the cancellation near a = 1/2 costs nothing. |x| > 1 and +-inf give
 // sqrt of a negative number, NaN; NaN propagates.
-// f32 (bound 4 ULP) forms the constant sums in plain f32; asin keeps the square root's residual,
-// from rsqrt.approx where the backend has it (sqrt_dw_f32); acos drops it (within 1 ULP without).
+// f32 (bound 4 ULP) forms the constant sums in plain f32 on the square root as a double-word from
+// rsqrt.approx.ftz where the backend has it (sqrt_dw_f32; else sqrt.rn and its residual).
 #pragma once
 
 #include <type_traits>
@@ -57,9 +57,10 @@ AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   return {small, b.mul(b.mul(x, zs), poly), zb, poly};
 }
 
-// a >= 1/2: asin(s) = s + s_tail with s = sqrt(zb) rounded (sqrt.rn). Separate from asin_parts so
-// that f32 asin, which forms its root from rsqrt.approx (sqrt_dw_f32), emits no sqrt.rn: ptxas
-// keeps an unused sqrt.rn's slow-path test and branch (47 SASS in K13-asin's 8 evaluations).
+// a >= 1/2 (f64): asin(s) = s + s_tail with s = sqrt(zb) rounded (sqrt.rn) and its residual.
+// Separate from asin_parts so that f32, which forms its root from rsqrt.approx (sqrt_dw_f32), emits
+// no sqrt.rn: ptxas keeps an unused sqrt.rn's slow-path test and branch (47 SASS in K13-asin's 8
+// evaluations).
 template <class P, class B>
 struct AsinRoot {
   typename P::template F<B> s;
@@ -70,8 +71,6 @@ template <class P, class B>
 AsinRoot<P, B> asin_root(B& b, const AsinParts<P, B>& parts) {
   using K = typename P::K;
   auto s = b.sqrt(parts.zb);
-  // f32: s_tail without the square root's residual (acos does without it).
-  if constexpr (std::is_same_v<P, P32>) return {s, b.mul(b.mul(s, parts.zb), parts.poly)};
   // s_lo = (zb - s^2) / (2 s); zero when s is zero (x = +-1).
   auto residual = b.fma(b.neg(s), s, parts.zb);
   auto s_lo = b.sel(b.gt(s, b.c(K(0))), b.div(residual, b.add(s, s)), b.c(K(0)));
@@ -129,20 +128,23 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   using C = AsinConstants<P>;
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
-  auto root = asin_root<P>(b, parts);
   if constexpr (std::is_same_v<P, P32>) {
-    // f32: the same sums without double-words: (pi/2 (hi) - x) + (pi/2 (lo) - small_tail);
-    // x > 0: 2 (s + s_tail); x < 0: (pi (hi) - 2 s) + (pi (lo) - 2 s_tail). sqrt.rn, not asin's
-    // rsqrt.approx double-word: measured on the H200 (2026-11-28), that made acos slower (1.32 ->
-    // 1.37 of nvcc) with the same SASS count: the guess, its zero select and the correction sit on
-    // the dependency chain.
+    // f32: the same sums without double-words, on sqrt(zb) = hi + lo / 2 (sqrt_dw_f32):
+    // (pi/2 (hi) - x) + (pi/2 (lo) - small_tail); with s_tail = hi zb A(zb),
+    // x > 0: 2 hi + (2 s_tail + lo); x < 0: (pi (hi) - 2 hi) + ((pi (lo) - 2 s_tail) - lo).
+    // On 2026-11-28 this root, then from the non-.ftz rsqrt.approx, measured slower than sqrt.rn on
+    // the H200 (1.32 -> 1.37 of nvcc at the same SASS count) and was reverted; with .ftz (no
+    // subnormal rescaling) it is 281 SASS against sqrt.rn's 319 per K13 kernel (2026-12-05).
     auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.sub(b.c(C::kPio2Lo), parts.small_tail));
     auto positive = b.gt(x, b.c(K(0)));
-    auto pos = b.mul(b.c(K(2)), b.add(root.s, root.s_tail));
-    auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(root.s, root.s)),
-                     b.fma(b.c(K(-2)), root.s_tail, b.c(C::kPiLo)));
+    auto root = sqrt_dw_f32(b, parts.zb);
+    auto s_tail = b.mul(b.mul(root.hi, parts.zb), parts.poly);
+    auto pos = b.fma(b.c(K(2)), root.hi, b.fma(b.c(K(2)), s_tail, root.lo));
+    auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(root.hi, root.hi)),
+                     b.sub(b.fma(b.c(K(-2)), s_tail, b.c(C::kPiLo)), root.lo));
     return b.sel(parts.small, small, b.sel(positive, pos, neg));
   }
+  auto root = asin_root<P>(b, parts);
   // pi/2 - (x + small_tail)
   auto hs = two_sum(b, b.c(C::kPio2Hi), b.neg(x));
   auto small = b.add(hs.hi, b.add(hs.lo, b.sub(b.c(C::kPio2Lo), parts.small_tail)));

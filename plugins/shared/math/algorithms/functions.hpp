@@ -22,9 +22,10 @@ inline constexpr std::array<vyre::UnOp, 14> kLibraryOps = {
 };
 
 // The f32 functions whose algorithm corrects an approximate first guess, by the instruction that
-// gives it: rsqrt.approx.f32 (asin: its .ftz form) and rcp.approx.ftz.f32, the library's only
+// gives it: rsqrt.approx.f32 (asin, acos: its .ftz form) and rcp.approx.ftz.f32, the library's only
 // .approx instructions (the CPU model sweeps each guess's admissible values, cpu_backend.hpp).
-inline constexpr std::array<vyre::UnOp, 2> kRsqrtGuessOps = {vyre::UnOp::InverseSqrt, vyre::UnOp::Asin};
+inline constexpr std::array<vyre::UnOp, 3> kRsqrtGuessOps = {vyre::UnOp::InverseSqrt, vyre::UnOp::Asin,
+                                                             vyre::UnOp::Acos};
 inline constexpr std::array<vyre::UnOp, 5> kRcpGuessOps = {vyre::UnOp::Tanh, vyre::UnOp::Sinh,
                                                            vyre::UnOp::Cosh, vyre::UnOp::Atan,
                                                            vyre::UnOp::Tan};
