@@ -122,7 +122,7 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   // is 2kk taken off the exponent field (one integer operation instead of forming 2^-2kk and
   // multiplying). A NaN p makes 1/p NaN, whatever this does to its bits, and p + g NaN.
   auto scaled = P32::from_bits(b, b.sub(b.bits(recip_refined_f32(b, p)), b.shl(kk, b.u32(P32::kMantissaBits + 1))));
-  auto g = b.mul(scaled, b.c(sign));
+  auto g = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1
   // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back; cosh's sum
   // does not need it (within 1 ULP without).
   auto v = sign < 0 ? b.add(p, b.add(g, b.fma(e.r, e.q, b.sub(b.c(1.0f), p))))  // 1 - p exact
