@@ -75,7 +75,7 @@ SinCosF32<B> sin_cos_parts_f32(B& b, const TrigReduction<P32, B>& r) {
   return {s, c, r.n};
 }
 
-// The parts of |x|: sin is odd and cos even, so sin x takes x's sign bit at the end (one bit
+// The parts of |x|: sin is odd and cos even, so sin x takes x's sign bit at the end (a bit
 // operation, which also gives sin(-0) = -0: sin(+0) is +0) and cos x needs nothing. The reduction
 // is symmetric (round to nearest even is), so |x| reduces to the negated n and r of x.
 template <class B>
@@ -87,13 +87,14 @@ SinCosF32<B> sin_cos_parts_f32(B& b, const typename B::F32& x) {
 template <class B>
 typename B::F32 sin_cos_select_f32(B& b, const SinCosF32<B>& parts, const typename B::F32& x,
                                    std::uint32_t shift) {
-  auto n = b.add(parts.n, b.u32(shift));
-  auto odd = b.eq(b.and_(n, b.u32(1)), b.u32(1));
-  auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
+  // Quadrant n + shift: odd takes the other kernel; bit 1 is the sign, (n + shift) << 30 puts it at
+  // the sign bit ((n << 30) + (shift << 30), one shift-and-add), and sin adds x's sign bit to it.
+  // Both flips are one XOR of the result's bits (no negate-and-select).
+  auto odd = b.eq(b.and_(parts.n, b.u32(1)), b.u32(shift ^ 1u));
   auto y = b.sel(odd, parts.c, parts.s);
-  y = b.sel(negative, b.neg(y), y);
-  if (shift == 0) y = flip_sign_of<P32>(b, y, x);
-  return y;
+  auto quadrant = b.shl(parts.n, b.u32(30));
+  auto sign = shift == 0 ? b.xor_(quadrant, b.bits(x)) : b.add(quadrant, b.u32(shift << 30));
+  return b.f32_from_bits(b.xor_(b.bits(y), b.and_(sign, b.u32(0x80000000u))));
 }
 
 // (sin r, cos r) chosen and signed for the quadrant of sin (shift 0) or cos (shift 1).
