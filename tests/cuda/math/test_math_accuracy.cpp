@@ -19,8 +19,11 @@
 #include <thread>
 #include <vector>
 
+#include <quadmath.h>
+
 #include "cpu_math.hpp"
 #include "math/algorithms/functions.hpp"
+#include "math/algorithms/trig_reduction.hpp"
 #include "math/cpu_backend.hpp"
 #include "reference.hpp"
 #include "sweep.hpp"
@@ -160,6 +163,36 @@ TEST_CASE("f32 asin: the model of rsqrt.approx.ftz.f32 flushes subnormal inputs 
     }
   }
   use_f32_variant(0);
+}
+
+TEST_CASE("f32 Cody-Waite: the quadrant and the unnormalised pair are what trig_reduction.hpp states") {
+  // Every 4099th f32 in [0, 2^17) (the reduction's range; sin, cos and tan reduce |x|): x - n pi/2
+  // is r_hi + r_lo to within 2^-50, n mod 4 is the low bits of the returned quadrant, |r_hi| stays
+  // within pi/4 plus what the f32 rounding of 2/pi allows, and |r_lo| <= ulp(r_hi)/2 + 2^-31.
+  const __float128 half_pi = acosq(static_cast<__float128>(0));
+  std::size_t checked = 0;
+  for (std::uint32_t bits = 0; bits < std::bit_cast<std::uint32_t>(0x1p17f); bits += 4099) {
+    const float x = std::bit_cast<float>(bits);
+    CAPTURE(x);
+    vyre::math::CpuBackend b;
+    const auto r = vyre::math::cody_waite_f32(b, vyre::math::CpuBackend::F32{x});
+    const float hi = r.r_hi.v;
+    const float lo = r.r_lo.v;
+    const __float128 n = roundq((static_cast<__float128>(x) - hi - lo) / half_pi);
+    const auto n_mod_4 = static_cast<std::uint32_t>(static_cast<std::int64_t>(n) & 3);
+    CHECK((r.n.v & 3u) == n_mod_4);
+    const __float128 exact = static_cast<__float128>(x) - n * half_pi;
+    const double ulp_hi = hi == 0.0f ? 0x1p-149 : std::ldexp(1.0, std::ilogb(hi) - 23);
+    // The nearest integer to x times 2/pi rounded to f32 (2.57e-8 below 2/pi): |r| <= pi/4 +
+    // x 2.57e-8 pi/2 (0.0053 at 2^17), plus rounding.
+    CHECK(std::fabs(hi) <= 0x1.921fb6p-1 + x * 2.57e-8 * 1.5707964 + 0x1p-20);
+    CHECK(std::fabs(static_cast<double>(lo)) <= ulp_hi / 2 + 0x1p-31);
+    // pi/2 - C1 - C2 - C3 times n and lo's two roundings: below 2^-50 absolute (2^-40 relative to
+    // r_hi where r_hi >= 2^-10).
+    CHECK(std::fabs(static_cast<double>(exact - hi - lo)) <= std::max(std::fabs(static_cast<double>(hi)) * 0x1p-40, 0x1p-50));
+    ++checked;
+  }
+  CHECK(checked > 250000);
 }
 
 TEST_CASE("f32 tanh, sinh, cosh, atan: the model of rcp.approx.ftz.f32 offers every value within 1 ulp") {
