@@ -95,6 +95,14 @@ class CpuBackend {
     if (std::fabs(y) < std::numeric_limits<float>::min()) return {std::copysign(0.0f, x)};
     return {y};
   }
+  // min.f32 (IEEE minNum): the smaller operand; where exactly one is NaN, the other one; NaN if
+  // both are. Which of two zeros of opposite sign it gives is not modelled: the library never
+  // compares a zero with a zero this way (inverse_sqrt's one use takes the minimum with 1).
+  static F32 min_num(F32 a, F32 b) {
+    if (a.v != a.v) return b;
+    if (b.v != b.v) return a;
+    return b.v < a.v ? b : a;
+  }
   static F32 neg(F32 a) { return {-a.v}; }
   static F64 neg(F64 a) { return {-a.v}; }
   static F32 abs(F32 a) { return {std::fabs(a.v)}; }

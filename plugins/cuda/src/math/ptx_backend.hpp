@@ -59,6 +59,8 @@ class PtxBackend {
   // MUFU.RCP alone (the .ftz form: without it ptxas adds a subnormal rescaling), at most 1 ulp
   // from 1/a (PTX ISA); see recip_refined_f32 (common.hpp) for its one use.
   F32 rcp_approx_ftz(const F32& a) { return op<F32>("rcp.approx.ftz.f32", {a.r}); }
+  // min.f32: the smaller operand, the other one where one is NaN (IEEE minNum); see CpuBackend.
+  F32 min_num(const F32& a, const F32& b) { return op<F32>("min.f32", {a.r, b.r}); }
   F32 neg(const F32& a) { return op<F32>("neg.f32", {a.r}); }
   F64 neg(const F64& a) { return op<F64>("neg.f64", {a.r}); }
   F32 abs(const F32& a) { return op<F32>("abs.f32", {a.r}); }

@@ -12,7 +12,9 @@
 // within 1 ULP of the correctly rounded result for every y0 in that error interval (over every
 // candidate y0 the CPU model offers, ACCURACY.md). (Until 2026-11-28 s's error s_lo = fma(x, y0, -s)
 // entered e too: two fma more for nearly correctly rounded results, 16 SASS per K13 kernel.)
-// Specials (+-0, +inf, x < 0, NaN) make s NaN, and take y0 itself: +-inf, +0, NaN. Backends without
+// Specials (+-0, +inf, x < 0, NaN) make s and e NaN; e's NaN becomes 1 in a NaN-dropping minimum
+// (min.f32, one FMNMX instead of testing y for NaN and selecting y0: one instruction less, and one
+// off the dependency chain), so y = y0 + y0/2 = y0 there: +-inf, +0, NaN. Backends without
 // it (SPIR-V) stop
 // at y0 = rcp.rn(sqrt.rn(x)): two correctly rounded operations, within 1 ULP (sqrt's relative
 // error 2^-24 / m, m in [1, 2) its mantissa, is below one result ulp); no scaling is needed
@@ -72,9 +74,10 @@ typename B::F32 inverse_sqrt_f32(B& b, const typename B::F32& x) {
   if constexpr (requires { b.rsqrt_approx(x); }) {
     auto y0 = b.rsqrt_approx(x);
     auto s = b.mul(x, y0);
-    auto e = b.fma(b.neg(s), y0, b.c(1.0f));
-    auto y = b.fma(b.mul(y0, b.c(0.5f)), e, y0);
-    return b.sel(b.is_nan(y), y0, y);
+    // Specials make e NaN (0 inf or inf 0 in s); min_num turns it into 1, and y0 + y0/2 is then
+    // y0 itself (+-inf, +0; NaN stays NaN). A regular e is below 2^-21 in magnitude: unchanged.
+    auto e = b.min_num(b.fma(b.neg(s), y0, b.c(1.0f)), b.c(1.0f));
+    return b.fma(b.mul(y0, b.c(0.5f)), e, y0);
   } else {
     return b.recip(b.sqrt(x));
   }
