@@ -33,16 +33,16 @@ inline constexpr float k_log2_1p_f32[] = {-0x1.7154760000000p-1f, 0x1.ec70940000
 // sin, f64: z in [0.0, 0.6242], degree 6, max_rel_error 2^-54.0
 inline constexpr double k_sin_f64[] = {-0x1.5555555555555p-3, 0x1.1111111110eacp-7, -0x1.a01a019f6761ep-13, 0x1.71de39248fdb7p-19, -0x1.ae627f8f53edep-26, 0x1.5fd4605ac839ap-33, -0x1.f2d06ef11831fp-42};
 
-// sin, f32: z in [0.0, 0.6242], degree 2, max_rel_error 2^-22.68
-inline constexpr float k_sin_f32[] = {-0x1.5555520000000p-3f, 0x1.110b6c0000000p-7f, -0x1.9a686e0000000p-13f};
+// sin, f32: z in [0.0, 0.6254], degree 2, max_rel_error 2^-22.68
+inline constexpr float k_sin_f32[] = {-0x1.5555520000000p-3f, 0x1.110bfe0000000p-7f, -0x1.9ab4060000000p-13f};
 
 // cos, f64: z in [0.0, 0.6242], degree 6, max_rel_error 2^-54.0
 inline constexpr double k_cos_f64[] = {0x1.5555555555555p-5, -0x1.6c16c16c1674cp-10, 0x1.a01a019eb4799p-16, -0x1.27e4f9156f4e6p-22, 0x1.1ee9e1552149ap-29, -0x1.8e5aa7e512aa2p-37, -0x1.1e7c4a016ebbbp-45};
 
-// cos, f32: z in [0.0, 0.6242], degree 2, max_rel_error 2^-24.0
+// cos, f32: z in [0.0, 0.6254], degree 2, max_rel_error 2^-24.0
 inline constexpr float k_cos_f32[] = {0x1.5555540000000p-5f, -0x1.6c123c0000000p-10f, 0x1.9b8ab80000000p-16f};
 
-// tan, f32: z in [0.0, 0.6242], degree 6, max_rel_error 2^-24.99
+// tan, f32: z in [0.0, 0.6254], degree 6, max_rel_error 2^-24.99
 inline constexpr float k_tan_f32[] = {0x1.5555560000000p-2f, 0x1.1110480000000p-3f, 0x1.ba67da0000000p-5f, 0x1.60f7f20000000p-6f, 0x1.4f1eaa0000000p-7f, 0x1.9593300000000p-11f, 0x1.0b720c0000000p-8f};
 
 // asin, f64: z in [0.0, 0.25], degree 12, max_rel_error 2^-53.0

@@ -129,7 +129,7 @@ typename P::template F<B> cos_fn(B& b, const typename P::template F<B>& x) {
 
 // f32 tan (SPEC §5: 5 ULP; exhaustively within 1, ACCURACY.md): one odd polynomial on the reduced
 // argument, tan r = r_hi + t with t = fma(r_hi^3, T(r_hi^2), r_lo (1 + r_hi^2)) (T a degree-6 fit on
-// |r| <= 0.79; r_lo enters with tan's derivative 1 + tan^2 r, approximated by 1 + r^2), kept as the
+// |r| <= 0.7908; r_lo enters with tan's derivative 1 + tan^2 r, approximated by 1 + r^2), kept as the
 // double-word (t_hi, t_lo) = fast_two_sum(r_hi, t). Even quadrants return t_hi; odd quadrants
 // -1/(t_hi + t_lo) = -(q + q e) with q a first guess of 1/t_hi (recip_guess_f32: rcp.approx, within
 // 1 ulp) and e = 1 - q t_hi - q t_lo (two fma, errors below 2^-46): with q = (1 + d)/T, T = t_hi +

@@ -62,8 +62,7 @@ inline constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
 // in n's low bits (1.5 * 2^23's ends in zeros), which is all a quadrant needs: no FRND, no F2I. Near
 // a half-integer this may pick the other neighbour than rint of the rounded product; either way
 // |r| <= pi/4 + |x| 2.57e-8 pi/2 (2/pi rounded to f32 is 2.57e-8 low: |r| <= 0.7907 below 2^17, as
-// with rint; the kernels' fits cover r^2 <= 0.6242, |r| <= 0.7901, and the exhaustive runs cover
-// the last hair).
+// with rint; the f32 kernels' fits cover r^2 <= 0.6254, |r| <= 0.7908: fit_polynomials.py).
 // r1 = x - n C1 is exact; r1 is a multiple of 2^-24 (n != 0 needs |x| > 0.78) and |n C2| < 2^-8 has
 // an ulp of at most 2^-32, so r1 is a multiple of ulp(n C2 hi) and fast_two_sum is exact
 // (Boldo-Daumas). r_lo = s.lo - (n C2 lo) - n C3 is left unnormalised: |r_lo| <= ulp(r_hi)/2 + 2^-31
