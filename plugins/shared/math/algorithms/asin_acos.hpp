@@ -39,12 +39,15 @@ struct AsinConstants<P64> {
 
 template <class P, class B>
 struct AsinParts {
-  typename B::Pred small;                 // |x| < 1/2
-  typename P::template F<B> small_tail;   // x^3 A(x^2): asin x = x + small_tail
-  typename P::template F<B> zb;           // (1 - |x|) / 2
-  typename P::template F<B> poly;         // A(z), z = x^2 (small) or zb
+  typename B::Pred small;          // |x| < 1/2
+  typename P::template F<B> zs;    // x^2
+  typename P::template F<B> zb;    // (1 - |x|) / 2
+  typename P::template F<B> z;     // the polynomial's argument: zs (small) or zb
+  typename P::template F<B> poly;  // A(z)
 };
 
+// zb = 1/2 - |x|/2 in one fma: exact where it is used (|x| in [1/2, 1], where (1 - |x|) / 2 is a
+// float), and negative (the root NaN) for |x| > 1.
 template <class P, class B>
 AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   using C = AsinConstants<P>;
@@ -52,9 +55,24 @@ AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   auto a = b.abs(x);
   auto small = b.lt(a, b.c(K(0.5)));
   auto zs = b.mul(x, x);
-  auto zb = b.mul(b.sub(b.c(K(1)), a), b.c(K(0.5)));
-  auto poly = horner(b, b.sel(small, zs, zb), C::kPoly);
-  return {small, b.mul(b.mul(x, zs), poly), zb, poly};
+  auto zb = b.fma(a, b.c(K(-0.5)), b.c(K(0.5)));
+  auto z = b.sel(small, zs, zb);
+  return {small, zs, zb, z, horner(b, z, C::kPoly)};
+}
+
+// x^3 A(x^2): asin x = x + small_tail for |x| < 1/2 (f64; f32 shares one product with the root's
+// tail, asin_tail_f32).
+template <class P, class B>
+typename P::template F<B> asin_small_tail(B& b, const typename P::template F<B>& x, const AsinParts<P, B>& parts) {
+  return b.mul(b.mul(x, parts.zs), parts.poly);
+}
+
+// f32: both ranges' tails from one product, (u z) A(z) with u = x (small: x^3 A(x^2)) or the root's
+// high part (hi zb A(zb)): a select instead of two multiplications, the same values.
+template <class B>
+typename B::F32 asin_tail_f32(B& b, const typename B::F32& x, const AsinParts<P32, B>& parts,
+                              const typename B::F32& root_hi) {
+  return b.mul(b.mul(b.sel(parts.small, x, root_hi), parts.z), parts.poly);
 }
 
 // a >= 1/2 (f64): asin(s) = s + s_tail with s = sqrt(zb) rounded (sqrt.rn) and its residual.
@@ -102,19 +120,20 @@ typename P::template F<B> asin_fn(B& b, const typename P::template F<B>& x) {
   using C = AsinConstants<P>;
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
-  auto small = b.add(x, parts.small_tail);
   if constexpr (std::is_same_v<P, P32>) {
     // pi/2 - 2 (s + s_lo + s_tail) with sqrt(zb) = s + s_lo as a double-word and both rounding
     // errors kept: the difference pi/2 (hi) - 2 s is exact as a fast two-sum (2 s <= 1 < pi/2), and
     // 2 s_lo = (zb - s^2) / s enters the low part. Without them the two half-ulp errors add up to
     // 2 ULP (x = 0.837096751).
     auto root = sqrt_dw_f32(b, parts.zb);
-    auto s_tail = b.mul(b.mul(root.hi, parts.zb), parts.poly);
+    auto tail = asin_tail_f32(b, x, parts, root.hi);  // small: x^3 A(x^2); else s_tail
+    auto small = b.add(x, tail);
     auto h = fast_two_sum(b, b.c(C::kPio2Hi), b.neg(b.add(root.hi, root.hi)));
-    auto lo = b.fma(b.c(K(-2)), s_tail, b.sub(b.add(h.lo, b.c(C::kPio2Lo)), root.lo));
+    auto lo = b.fma(b.c(K(-2)), tail, b.sub(b.add(h.lo, b.c(C::kPio2Lo)), root.lo));
     auto big = with_sign_of<P>(b, b.add(h.hi, lo), x);
     return b.sel(parts.small, small, big);
   }
+  auto small = b.add(x, asin_small_tail<P>(b, x, parts));
   // pi/2 - 2 (s + s_tail)
   auto root = asin_root<P>(b, parts);
   auto h = two_sum(b, b.c(C::kPio2Hi), b.mul(b.c(K(-2)), root.s));
@@ -130,24 +149,25 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   auto parts = asin_parts<P>(b, x);
   if constexpr (std::is_same_v<P, P32>) {
     // f32: the same sums without double-words, on sqrt(zb) = hi + lo / 2 (sqrt_dw_f32):
-    // (pi/2 (hi) - x) + (pi/2 (lo) - small_tail); with s_tail = hi zb A(zb),
+    // small: (pi/2 (hi) - x) + (pi/2 (lo) - x^3 A(x^2)); else, with s_tail = hi zb A(zb),
     // x > 0: 2 hi + (2 s_tail + lo); x < 0: (pi (hi) - 2 hi) + ((pi (lo) - 2 s_tail) - lo).
+    // The two tails are one product (asin_tail_f32).
     // On 2026-11-28 this root, then from the non-.ftz rsqrt.approx, measured slower than sqrt.rn on
     // the H200 (1.32 -> 1.37 of nvcc at the same SASS count) and was reverted; with .ftz (no
     // subnormal rescaling) it is 281 SASS against sqrt.rn's 319 per K13 kernel (2026-12-05).
-    auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.sub(b.c(C::kPio2Lo), parts.small_tail));
     auto positive = b.gt(x, b.c(K(0)));
     auto root = sqrt_dw_f32(b, parts.zb);
-    auto s_tail = b.mul(b.mul(root.hi, parts.zb), parts.poly);
-    auto pos = b.fma(b.c(K(2)), root.hi, b.fma(b.c(K(2)), s_tail, root.lo));
+    auto tail = asin_tail_f32(b, x, parts, root.hi);  // small: x^3 A(x^2); else s_tail
+    auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.sub(b.c(C::kPio2Lo), tail));
+    auto pos = b.fma(b.c(K(2)), root.hi, b.fma(b.c(K(2)), tail, root.lo));
     auto neg = b.add(b.sub(b.c(C::kPiHi), b.add(root.hi, root.hi)),
-                     b.sub(b.fma(b.c(K(-2)), s_tail, b.c(C::kPiLo)), root.lo));
+                     b.sub(b.fma(b.c(K(-2)), tail, b.c(C::kPiLo)), root.lo));
     return b.sel(parts.small, small, b.sel(positive, pos, neg));
   }
   auto root = asin_root<P>(b, parts);
   // pi/2 - (x + small_tail)
   auto hs = two_sum(b, b.c(C::kPio2Hi), b.neg(x));
-  auto small = b.add(hs.hi, b.add(hs.lo, b.sub(b.c(C::kPio2Lo), parts.small_tail)));
+  auto small = b.add(hs.hi, b.add(hs.lo, b.sub(b.c(C::kPio2Lo), asin_small_tail<P>(b, x, parts))));
   // x > 0: 2 (s + s_tail); x < 0: pi - 2 (s + s_tail)
   auto positive = b.gt(x, b.c(K(0)));
   auto base_hi = b.sel(positive, b.c(K(0)), b.c(C::kPiHi));
