@@ -95,12 +95,12 @@ class CpuBackend {
     if (std::fabs(y) < std::numeric_limits<float>::min()) return {std::copysign(0.0f, x)};
     return {y};
   }
-  // min.f32 (IEEE minNum): the smaller operand; where exactly one is NaN, the other one; NaN if
-  // both are. Which of two zeros of opposite sign it gives is not modelled: the library never
-  // compares a zero with a zero this way (inverse_sqrt's one use takes the minimum with 1).
+  // min.f32 (PTX ISA, as SPEC's min, codegen/float_binary.cpp): the smaller operand; where exactly
+  // one is NaN, the other one; NaN if both are; -0 below +0.
   static F32 min_num(F32 a, F32 b) {
     if (a.v != a.v) return b;
     if (b.v != b.v) return a;
+    if (a.v == b.v) return std::signbit(a.v) ? a : b;
     return b.v < a.v ? b : a;
   }
   static F32 neg(F32 a) { return {-a.v}; }

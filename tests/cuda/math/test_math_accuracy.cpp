@@ -150,7 +150,7 @@ TEST_CASE("f32 inverse_sqrt: the model of rsqrt.approx.f32 offers every admissib
   CHECK(std::nextafter(highest, 1.0f) > exact * (1 + std::exp2(-22.9)));
 }
 
-TEST_CASE("the model of min.f32 drops one NaN operand and keeps two") {
+TEST_CASE("the model of min.f32 drops one NaN operand, keeps two, and orders -0 below +0") {
   using vyre::math::CpuBackend;
   CHECK(CpuBackend::min_num({NAN}, {1.0f}).v == 1.0f);  // inverse_sqrt's specials
   CHECK(CpuBackend::min_num({1.0f}, {NAN}).v == 1.0f);
@@ -159,6 +159,8 @@ TEST_CASE("the model of min.f32 drops one NaN operand and keeps two") {
   CHECK(CpuBackend::min_num({-0x1p-22f}, {1.0f}).v == -0x1p-22f);
   CHECK(CpuBackend::min_num({INFINITY}, {1.0f}).v == 1.0f);
   CHECK(CpuBackend::min_num({1.0f}, {-INFINITY}).v == -INFINITY);
+  CHECK(std::signbit(CpuBackend::min_num({0.0f}, {-0.0f}).v));
+  CHECK(std::signbit(CpuBackend::min_num({-0.0f}, {0.0f}).v));
 }
 
 TEST_CASE("f32 asin, acos: the model of rsqrt.approx.ftz.f32 flushes subnormal inputs and otherwise is rsqrt.approx") {

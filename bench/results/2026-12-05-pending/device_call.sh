@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Session 2026-12-05 (second), call A: inverse_sqrt f32 through min.f32 (O26) and the f32 sin fit on
-# the widened interval. Builds the CUDA/Vulkan targets and the kernel suite (STAGE=build), runs the
-# CUDA GPU ops test, conform on cuda and vulkan, exhaustive inverse_sqrt/sin/cos/tan f32 on cuda.
-# Call B (same warm machine): STAGE=run of bench/kernels/device_run.sh with PTX and SASS.
+# Prepared 2026-12-05 (second session) and not yet run: no device machine was lent. Call A of two on
+# one lease: builds the CUDA/Vulkan targets, runs the CUDA GPU ops test, conform on cuda and vulkan,
+# and exhaustive f32 inverse_sqrt (O26), sin (refitted), cos, tan (fit interval), asin and acos
+# (O27) on cuda. Call B (device_call_b.sh) then builds and runs the kernel suite. When run, rename
+# this folder to <date>-<device>-<name> and add the README and results.
 set -u
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
@@ -14,10 +15,9 @@ cmake --build $B -j 16 --target vyre_cuda vyre_vulkan vyre_reference_cpu vyre-co
 grep -h "warning:" $L/build.txt | sort | uniq -c | head -5 >> $O
 timeout 60 $B/bin/test_cuda_gpu_ops > $L/ops.txt 2>&1; st "test_cuda_gpu_ops rc $?"; grep -E "test cases:" $L/ops.txt >> $O
 for be in cuda vulkan; do timeout 60 $B/bin/vyre-conform --plugins $B/plugins --backend $be --out $L/cert-$be --no-progress > $L/conform-$be.txt 2>&1; st "conform $be rc $?"; grep -E "^total" $L/conform-$be.txt | tail -1 >> $O; done
-for op in un.inverse_sqrt.f32 un.sin.f32 un.cos.f32 un.tan.f32; do
+for op in un.inverse_sqrt.f32 un.sin.f32 un.cos.f32 un.tan.f32 un.asin.f32 un.acos.f32; do
   timeout 70 $B/bin/vyre-conform --plugins $B/plugins --backend cuda --ops $op --exhaustive --out $L/exh-$op --no-progress > $L/exh-$op.txt 2>&1
   st "$op rc $?"; grep -h '"max_ulp"\|"failures"' $L/exh-$op/*.json | tr -d ' \n' >> $O; echo >> $O
 done
-OUT=$L STAGE=build timeout 200 bench/kernels/device_run.sh > $L/kernels-build.txt 2>&1; st "kernels build rc $?"
 tar czf $R/kaj.tgz -C /tmp kaj
 cat $O
