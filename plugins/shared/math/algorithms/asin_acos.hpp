@@ -46,8 +46,6 @@ struct AsinParts {
   typename P::template F<B> poly;  // A(z)
 };
 
-// zb = 1/2 - |x|/2 in one fma: exact where it is used (|x| in [1/2, 1], where (1 - |x|) / 2 is a
-// float), and negative (the root NaN) for |x| > 1.
 template <class P, class B>
 AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   using C = AsinConstants<P>;
@@ -55,7 +53,7 @@ AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   auto a = b.abs(x);
   auto small = b.lt(a, b.c(K(0.5)));
   auto zs = b.mul(x, x);
-  auto zb = b.fma(a, b.c(K(-0.5)), b.c(K(0.5)));
+  auto zb = b.mul(b.sub(b.c(K(1)), a), b.c(K(0.5)));
   auto z = b.sel(small, zs, zb);
   return {small, zs, zb, z, horner(b, z, C::kPoly)};
 }
