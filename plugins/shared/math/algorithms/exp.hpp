@@ -117,10 +117,21 @@ inline constexpr std::uint32_t kRoundMagicBits = 0x4B400000u;
 // f32: x = k ln2 + r (x clamped, |x| < 2^22 / log2 e) with r rounded once, and Q(r), e^r = 1 + r Q(r).
 template <class B>
 struct ExpF32Parts {
+  typename B::B32 j;  // the bits of the rounding sum j, kRoundMagicBits + k
   typename B::B32 k;
   typename B::F32 r;
   typename B::F32 q;
 };
+
+// 2^(k + offset) from the bits of j = kRoundMagicBits + k, for k + offset in the normal range:
+// (k + offset + 127) << 23 is, modulo 2^32, (j << 23) + ((offset + 127 - kRoundMagicBits) << 23),
+// one shift-and-add (LEA) where forming k, biasing it and shifting takes ptxas two instructions.
+template <class B>
+typename B::F32 pow2_of_round_bits(B& b, const typename B::B32& j, std::int32_t offset) {
+  const std::uint32_t add = (static_cast<std::uint32_t>(offset + P32::kBias) - kRoundMagicBits)
+                            << P32::kMantissaBits;
+  return b.f32_from_bits(b.add(b.shl(j, b.u32(P32::kMantissaBits)), b.u32(add)));
+}
 
 template <class B>
 ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc) {
@@ -130,7 +141,7 @@ ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc) {
   auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
   auto r_hi = b.fma(b.neg(kf), b.c(C::kLn2Hi), xc);
   auto r = b.fma(b.neg(kf), b.c(C::kLn2Lo), r_hi);
-  return {k, r, horner(b, r, poly::k_expm1_f32)};
+  return {b.bits(j), k, r, horner(b, r, poly::k_expm1_f32)};
 }
 
 // The parts of e^(2a) without forming 2a (tanh): the reduction of 2a at half scale, h = r/2 from
@@ -160,7 +171,7 @@ ExpF32Parts<B> exp_f32_parts_of_double(B& b, const typename B::F32& a) {
   auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
   auto h_hi = b.fma(b.neg(kf), b.c(0.5f * C::kLn2Hi), a);
   auto h = b.fma(b.neg(kf), b.c(0.5f * C::kLn2Lo), h_hi);
-  return {k, h, horner(b, h, kExpm1AtDouble.c)};
+  return {b.bits(j), k, h, horner(b, h, kExpm1AtDouble.c)};
 }
 
 // |x| below these: |k| <= 124, so 2^k y (y in [0.7, 1.42]) is normal.

@@ -129,7 +129,7 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
                     : b.add(p, g);
   // v 2^(k-1), k in [0, 129]: v 2^(k-2) is exact (normal, below 2^128), doubling rounds once
   // (to inf on overflow): scale()'s bits with one power of two.
-  return b.mul(b.mul(v, pow2<P32>(b, b.sub(e.k, b.u32(2)))), b.c(2.0f));
+  return b.mul(b.mul(v, pow2_of_round_bits(b, e.j, -2)), b.c(2.0f));
 }
 
 template <class B>
@@ -157,7 +157,7 @@ typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
   auto small = b.fma(b.mul(a, z), horner(b, z, C::kTanh), a);
   auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
   auto e = exp_f32_parts_of_double(b, ac);  // 2a = k ln2 + 2h, k in [1, 29]
-  auto sc = pow2<P32>(b, e.k);
+  auto sc = pow2_of_round_bits(b, e.j, 0);
   auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1 = 2^k (1 + h q2) + 1
   auto big = b.fma(b.c(-2.0f), recip_refined_f32(b, d), b.c(1.0f));
   return with_sign_of<P32>(b, b.sel(b.lt(a, b.c(C::kTanhSmall)), small, big), x);  // NaN: big is NaN
