@@ -110,9 +110,12 @@ typename P::template F<B> exp_scale(B& b, const DW<typename P::template F<B>>& v
 }
 
 // f32: k and 2^k from one fma: j = x * m + 1.5 * 2^23 (|x m| < 2^22) rounds x m to an integer k,
-// kf = j - 1.5 * 2^23 is k exactly and k itself is the difference of the bit patterns.
+// kf = j - 1.5 * 2^23 is k exactly and k itself is the difference of the bit patterns. The pattern's
+// low 9 bits are zero, so j's bits shifted into the exponent field are k's: (j << 23) = (k << 23)
+// modulo 2^32, and 2^k or y 2^k needs no k (one shift-and-add, LEA).
 inline constexpr float kRoundMagic = 0x1.8p23f;
 inline constexpr std::uint32_t kRoundMagicBits = 0x4B400000u;
+static_assert((kRoundMagicBits << P32::kMantissaBits) == 0u);
 
 // f32: x = k ln2 + r (x clamped, |x| < 2^22 / log2 e) with r rounded once, and Q(r), e^r = 1 + r Q(r).
 template <class B>
@@ -124,13 +127,12 @@ struct ExpF32Parts {
 };
 
 // 2^(k + offset) from the bits of j = kRoundMagicBits + k, for k + offset in the normal range:
-// (k + offset + 127) << 23 is, modulo 2^32, (j << 23) + ((offset + 127 - kRoundMagicBits) << 23),
-// one shift-and-add (LEA) where forming k, biasing it and shifting takes ptxas two instructions.
+// (j << 23) + ((offset + 127) << 23), one shift-and-add (LEA) where forming k, biasing it and
+// shifting takes ptxas two instructions.
 template <class B>
 typename B::F32 pow2_of_round_bits(B& b, const typename B::B32& j, std::int32_t offset) {
-  const std::uint32_t add = (static_cast<std::uint32_t>(offset + P32::kBias) - kRoundMagicBits)
-                            << P32::kMantissaBits;
-  return b.f32_from_bits(b.add(b.shl(j, b.u32(P32::kMantissaBits)), b.u32(add)));
+  const auto biased = static_cast<std::uint32_t>(offset + P32::kBias) << P32::kMantissaBits;
+  return b.f32_from_bits(b.add(b.shl(j, b.u32(P32::kMantissaBits)), b.u32(biased)));
 }
 
 template <class B>
@@ -178,15 +180,16 @@ ExpF32Parts<B> exp_f32_parts_of_double(B& b, const typename B::F32& a) {
 inline constexpr float kExpF32Direct = 86.0f;    // 86 log2 e = 124.07
 inline constexpr float kExp2F32Direct = 124.0f;
 
-// 2^k y for f32 exp/exp2 (see the file comment): y's exponent field plus k where |x| < `direct`,
-// else the two-step scale, +inf above `max`, +0 below `min`, and NaN for NaN. y and k may be
-// anything (even from an infinite x) where x is outside [min, max] or NaN.
+// 2^k y for f32 exp/exp2 (see the file comment), k from the bits of the rounding sum j: y's
+// exponent field plus k (j << 23) where |x| < `direct`, else the two-step scale, +inf above `max`,
+// +0 below `min`, and NaN for NaN. y and j may be anything (even from an infinite x) where x is
+// outside [min, max] or NaN.
 template <class B>
-typename B::F32 exp_f32_scale(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::B32& k,
+typename B::F32 exp_f32_scale(B& b, const typename B::F32& x, const typename B::F32& y, const typename B::B32& j,
                               float direct, float max, float min) {
-  auto out = b.var(P32::from_bits(b, b.add(b.bits(y), b.shl(k, b.u32(P32::kMantissaBits)))));
+  auto out = b.var(P32::from_bits(b, b.add(b.bits(y), b.shl(j, b.u32(P32::kMantissaBits)))));
   b.if_(b.not_(b.lt(b.abs(x), b.c(direct))), [&] {
-    auto s = scale<P32>(b, y, k);
+    auto s = scale<P32>(b, y, b.sub(j, b.u32(kRoundMagicBits)));
     s = b.sel(b.gt(x, b.c(max)), b.c(std::numeric_limits<float>::infinity()), s);
     s = b.sel(b.lt(x, b.c(min)), b.c(0.0f), s);
     b.set(out, b.sel(b.is_nan(x), x, s));
@@ -200,7 +203,7 @@ typename B::F32 exp_f32(B& b, const typename B::F32& x) {
   using C = ExpConstants<P32>;
   auto e = exp_f32_parts(b, x);
   auto y = b.fma(e.r, e.q, b.c(1.0f));
-  return exp_f32_scale(b, x, y, e.k, kExpF32Direct, C::kExpMax, C::kExpMin);
+  return exp_f32_scale(b, x, y, e.j, kExpF32Direct, C::kExpMax, C::kExpMin);
 }
 
 template <class B>
@@ -208,9 +211,8 @@ typename B::F32 exp2_f32(B& b, const typename B::F32& x) {
   using C = ExpConstants<P32>;
   auto j = b.add(x, b.c(kRoundMagic));
   auto f = b.sub(x, b.sub(j, b.c(kRoundMagic)));  // exact, |f| <= 1/2, for |x| < 2^22
-  auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
   auto y = b.fma(f, horner(b, f, poly::k_exp2m1_f32), b.c(1.0f));
-  return exp_f32_scale(b, x, y, k, kExp2F32Direct, C::kExp2Max, C::kExp2Min);
+  return exp_f32_scale(b, x, y, b.bits(j), kExp2F32Direct, C::kExp2Max, C::kExp2Min);
 }
 
 // f64 exp, table-free and without double-words (SPEC §5 allows 2 ULP; sampled within 1, ACCURACY.md):
