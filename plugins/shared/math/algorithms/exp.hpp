@@ -121,10 +121,15 @@ static_assert((kRoundMagicBits << P32::kMantissaBits) == 0u);
 template <class B>
 struct ExpF32Parts {
   typename B::B32 j;  // the bits of the rounding sum j, kRoundMagicBits + k
-  typename B::B32 k;
   typename B::F32 r;
   typename B::F32 q;
 };
+
+// k from the bits of the rounding sum.
+template <class B>
+typename B::B32 k_of_round_bits(B& b, const typename B::B32& j) {
+  return b.sub(j, b.u32(kRoundMagicBits));
+}
 
 // 2^(k + offset) from the bits of j = kRoundMagicBits + k, for k + offset in the normal range:
 // (j << 23) + ((offset + 127) << 23), one shift-and-add (LEA) where forming k, biasing it and
@@ -140,10 +145,9 @@ ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc) {
   using C = ExpConstants<P32>;
   auto j = b.fma(xc, b.c(C::kLog2e), b.c(kRoundMagic));
   auto kf = b.sub(j, b.c(kRoundMagic));
-  auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
   auto r_hi = b.fma(b.neg(kf), b.c(C::kLn2Hi), xc);
   auto r = b.fma(b.neg(kf), b.c(C::kLn2Lo), r_hi);
-  return {b.bits(j), k, r, horner(b, r, poly::k_expm1_f32)};
+  return {b.bits(j), r, horner(b, r, poly::k_expm1_f32)};
 }
 
 // The parts of e^(2a) without forming 2a (tanh): the reduction of 2a at half scale, h = r/2 from
@@ -170,10 +174,9 @@ ExpF32Parts<B> exp_f32_parts_of_double(B& b, const typename B::F32& a) {
   using C = ExpConstants<P32>;
   auto j = b.fma(a, b.c(2.0f * C::kLog2e), b.c(kRoundMagic));
   auto kf = b.sub(j, b.c(kRoundMagic));
-  auto k = b.sub(b.bits(j), b.u32(kRoundMagicBits));
   auto h_hi = b.fma(b.neg(kf), b.c(0.5f * C::kLn2Hi), a);
   auto h = b.fma(b.neg(kf), b.c(0.5f * C::kLn2Lo), h_hi);
-  return {b.bits(j), k, h, horner(b, h, kExpm1AtDouble.c)};
+  return {b.bits(j), h, horner(b, h, kExpm1AtDouble.c)};
 }
 
 // |x| below these: |k| <= 124, so 2^k y (y in [0.7, 1.42]) is normal.
@@ -189,7 +192,7 @@ typename B::F32 exp_f32_scale(B& b, const typename B::F32& x, const typename B::
                               float direct, float max, float min) {
   auto out = b.var(P32::from_bits(b, b.add(b.bits(y), b.shl(j, b.u32(P32::kMantissaBits)))));
   b.if_(b.not_(b.lt(b.abs(x), b.c(direct))), [&] {
-    auto s = scale<P32>(b, y, b.sub(j, b.u32(kRoundMagicBits)));
+    auto s = scale<P32>(b, y, k_of_round_bits(b, j));
     s = b.sel(b.gt(x, b.c(max)), b.c(std::numeric_limits<float>::infinity()), s);
     s = b.sel(b.lt(x, b.c(min)), b.c(0.0f), s);
     b.set(out, b.sel(b.is_nan(x), x, s));

@@ -117,7 +117,8 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   auto ac = b.sel(b.gt(a, b.c(C::kClampF32)), b.c(C::kClampF32), a);
   auto e = exp_f32_parts(b, ac);
   auto p = b.fma(e.r, e.q, b.c(1.0f));
-  auto kk = b.sel(b.lt_s(e.k, b.u32(C::kMaxK)), e.k, b.u32(C::kMaxK));
+  auto k = k_of_round_bits(b, e.j);
+  auto kk = b.sel(b.lt_s(k, b.u32(C::kMaxK)), k, b.u32(C::kMaxK));
   // 2^-2kk / p: 1/p in [0.7, 1.43] times 2^-2kk (2kk <= 64) is normal, so the product is exact and
   // is 2kk taken off the exponent field (one integer operation instead of forming 2^-2kk and
   // multiplying). A NaN p makes 1/p NaN, whatever this does to its bits, and p + g NaN.
