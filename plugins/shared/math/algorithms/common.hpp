@@ -135,6 +135,13 @@ typename B::F32 recip_guess_f32(B& b, const typename B::F32& a) {
   }
 }
 
+// Whether v & mask is nonzero, as a test against zero: ptxas folds `and` + `setp.ne 0` into one
+// LOP3 that writes the predicate, where a compare with the mask itself costs an ISETP more.
+template <class B>
+typename B::Pred any_bit(B& b, const typename B::B32& v, std::uint32_t mask) {
+  return b.ne(b.and_(v, b.u32(mask)), b.u32(0));
+}
+
 // `value` with its sign bit flipped where `sign_source`'s is set (an odd function of |x| made one
 // of x).
 template <class P, class B>

@@ -90,7 +90,9 @@ typename B::F32 sin_cos_select_f32(B& b, const SinCosF32<B>& parts, const typena
   // Quadrant n + shift: odd takes the other kernel; bit 1 is the sign, (n + shift) << 30 puts it at
   // the sign bit ((n << 30) + (shift << 30), one shift-and-add), and sin adds x's sign bit to it.
   // Both flips are one XOR of the result's bits (no negate-and-select).
-  auto odd = b.eq(b.and_(parts.n, b.u32(1)), b.u32(shift ^ 1u));
+  // (Tests against zero, which ptxas folds into the LOP3: any_bit.)
+  auto low = b.and_(parts.n, b.u32(1));
+  auto odd = shift == 0 ? b.ne(low, b.u32(0)) : b.eq(low, b.u32(0));
   auto y = b.sel(odd, parts.c, parts.s);
   auto quadrant = b.shl(parts.n, b.u32(30));
   auto sign = shift == 0 ? b.xor_(quadrant, b.bits(x)) : b.add(quadrant, b.u32(shift << 30));
@@ -103,8 +105,8 @@ typename P::template F<B> sin_or_cos_dw(B& b, const TrigReduction<P, B>& r, std:
   auto s = sin_kernel<P>(b, r);
   auto c = cos_kernel<P>(b, r);
   auto n = b.add(r.n, b.u32(shift));
-  auto odd = b.eq(b.and_(n, b.u32(1)), b.u32(1));
-  auto negative = b.eq(b.and_(n, b.u32(2)), b.u32(2));
+  auto odd = any_bit(b, n, 1);
+  auto negative = any_bit(b, n, 2);
   auto y = b.add(b.sel(odd, c.hi, s.hi), b.sel(odd, c.lo, s.lo));
   return b.sel(negative, b.neg(y), y);
 }
@@ -147,7 +149,7 @@ typename B::F32 tan_f32(B& b, const typename B::F32& x) {
   auto q = recip_guess_f32(b, t.hi);
   auto e = b.fma(b.neg(q), t.lo, b.fma(b.neg(q), t.hi, b.c(1.0f)));
   auto cot = b.fma(q, e, q);
-  auto odd = b.eq(b.and_(r.n, b.u32(1)), b.u32(1));
+  auto odd = any_bit(b, r.n, 1);
   return flip_sign_of<P32>(b, b.sel(odd, b.neg(cot), t.hi), x);
 }
 
@@ -157,7 +159,7 @@ typename P::template F<B> tan_dw(B& b, const typename P::template F<B>& x) {
   auto r = trig_reduce<P>(b, x);
   auto s = sin_kernel<P>(b, r);
   auto c = cos_kernel<P>(b, r);
-  auto odd = b.eq(b.and_(r.n, b.u32(1)), b.u32(1));
+  auto odd = any_bit(b, r.n, 1);
   auto num_hi = b.sel(odd, c.hi, s.hi);
   auto num_lo = b.sel(odd, c.lo, s.lo);
   auto den_hi = b.sel(odd, s.hi, c.hi);
