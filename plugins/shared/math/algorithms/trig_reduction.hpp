@@ -64,11 +64,12 @@ inline constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
 // |r| <= pi/4 + |x| 2.57e-8 pi/2 (2/pi rounded to f32 is 2.57e-8 low: |r| <= 0.7907 below 2^17, as
 // with rint; the f32 kernels' fits cover r^2 <= 0.6254, |r| <= 0.7908: fit_polynomials.py).
 // r1 = x - n C1 is exact; r1 is a multiple of 2^-24 (n != 0 needs |x| > 0.78) and |n C2| < 2^-8 has
-// an ulp of at most 2^-32, so r1 is a multiple of ulp(n C2 hi) and fast_two_sum is exact
-// (Boldo-Daumas). r_lo = s.lo - (n C2 lo) - n C3 is left unnormalised: |r_lo| <= ulp(r_hi)/2 + 2^-31
-// (|n C2 lo| <= 2^-33 and |n C3| < 2^-32.6 for |n| < 2^16.4). The kernels only add r_lo into a sum
-// that rounds once (sin, tan) or drop r r_lo (cos: the extra |r| 2^-31 is below 2^-7 of an ulp of
-// cos r), so renormalising the pair, three FADD per call until 2026-12-05, bought nothing they use.
+// an ulp of at most 2^-32, so r1 is a multiple of ulp(n C2 hi) and fast_two_sum is exact (Boldo-
+// Daumas). r_lo = (r1 - r_hi - n C2) - n C3, each difference rounded once, is left unnormalised:
+// |r_lo| <= ulp(r_hi)/2 + 2^-31 (|n C2 lo| <= 2^-33 and |n C3| < 2^-32.6 for |n| < 2^16.4). The
+// kernels only add r_lo into a sum that rounds once (sin, tan) or drop r r_lo (cos: the extra |r|
+// 2^-31 is below 2^-7 of an ulp of cos r), so renormalising the pair, three FADD per call until
+// 2026-12-05, bought nothing they use.
 inline constexpr float kQuadrantMagic = 0x1.8p23f;
 
 template <class B>
@@ -77,10 +78,13 @@ TrigReduction<P32, B> cody_waite_f32(B& b, const typename B::F32& x) {
   auto j = b.fma(x, b.c(C::kTwoOverPi), b.c(kQuadrantMagic));
   auto nf = b.sub(j, b.c(kQuadrantMagic));
   auto r1 = b.fma(b.neg(nf), b.c(C::kC1), x);
-  auto p = two_prod(b, nf, b.c(C::kC2));
-  auto s = fast_two_sum(b, r1, b.neg(p.hi));
-  auto lo = b.fma(b.neg(nf), b.c(C::kC3), b.sub(s.lo, p.lo));
-  return {b.bits(j), s.hi, lo};
+  auto r_hi = b.sub(r1, b.mul(nf, b.c(C::kC2)));
+  // r1 - r_hi is exact (fast_two_sum's step), so r1 - r_hi - n C2, the low part before C3, is one
+  // fma of it: the exact value that fast_two_sum's error less two_prod's error rounded once to, the
+  // same bits with two instructions fewer (until 2026-12-05 both error terms were formed).
+  auto lo_c2 = b.fma(b.neg(nf), b.c(C::kC2), b.sub(r1, r_hi));
+  auto lo = b.fma(b.neg(nf), b.c(C::kC3), lo_c2);
+  return {b.bits(j), r_hi, lo};
 }
 
 template <class P, class B>
