@@ -87,8 +87,9 @@ LogReduced<P, B> log_reduce_normal(B& b, const typename P::template F<B>& xs, co
   auto ix = b.sub(b.bits(xs), P::bits_const(b, C::kSqrtHalfBits));
   // ix >> mantissa bits is the exponent e (arithmetic shift; x >= sqrt(1/2) * 2^e).
   auto e_wide = b.shr_s(ix, b.u32(P::kMantissaBits));
-  auto m_bits = b.add(b.and_(ix, P::bits_const(b, P::kMantissaMask)),
-                      P::bits_const(b, C::kSqrtHalfBits));
+  // m = xs 2^-e: e taken off the exponent field, (ix & mantissa mask) + sqrt(1/2)'s bits in one
+  // multiply-add (the arithmetic shift floors, so ix - (e << mantissa bits) is ix's low bits).
+  auto m_bits = b.sub(b.bits(xs), b.shl(e_wide, b.u32(P::kMantissaBits)));
   auto m = P::from_bits(b, m_bits);
   auto e_int = b.sub(exponent_as_s32<P>(b, e_wide), e_adjust);
   return {exponent_to_float<P>(b, e_int), b.sub(m, b.c(K(1)))};
