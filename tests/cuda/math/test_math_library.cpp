@@ -151,3 +151,17 @@ TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
   CHECK(rsqrt_guesses == static_cast<int>(vyre::math::kRsqrtGuessOps.size()));
   CHECK(rcp_guesses == static_cast<int>(vyre::math::kRcpGuessOps.size()));
 }
+
+TEST_CASE("min.f32, whose NaN rule drops a NaN operand, appears only where an algorithm relies on it") {
+  // inverse_sqrt f32 turns the NaN residual of its special inputs into 1 with it (inverse_sqrt.hpp);
+  // anywhere else a NaN that should propagate could be lost.
+  const std::regex min_f32(R"(^\s*min\.f32\s)");
+  for (const auto& f : vyre::cuda::math_library()) {
+    INFO(f.name);
+    std::istringstream lines(f.ptx);
+    std::string line;
+    int uses = 0;
+    while (std::getline(lines, line)) uses += std::regex_search(line, min_f32) ? 1 : 0;
+    CHECK(uses == (f.name == "vyre_inverse_sqrt_f32" ? 1 : 0));
+  }
+}
