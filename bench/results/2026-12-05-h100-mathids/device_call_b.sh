@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Prepared 2026-12-05 (second session) and not yet run. Call B, on the machine call A left warm:
-# builds and runs the kernel suite (vyre against the nvcc twins, 10 reps) with the PTX and SASS of
-# every K kernel (cuobjdump), in $OUT/kaj2.tgz.
+# 2026-12-05 (second session), call B on the machine call A left warm: builds and runs the kernel
+# suite (vyre against the nvcc twins, 10 reps) with the PTX and SASS of every K kernel.
 set -u
 L=/tmp/kaj2; mkdir -p $L; O=$OUT/out.txt; t0=$(date +%s)
 OUT=$L PYTHON=/opt/torch/.venv/bin/python STAGE=all REPS=10 RUN_LIMIT=280 timeout 560 bench/kernels/device_run.sh > $L/kernels.txt 2>&1

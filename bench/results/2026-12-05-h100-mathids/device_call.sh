@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
-# Prepared 2026-12-05 (second session) and not yet run: no device machine was lent. Call A of three on
-# one lease: builds the CUDA/Vulkan targets, runs the CUDA GPU ops test, conform on cuda and vulkan,
-# and exhaustive f32 inverse_sqrt (O26), sin (refitted), cos, tan (fit interval), asin and acos
-# (O27) on cuda, and the trig changes (O29, O30). Call B (device_call_b.sh) then builds and runs the
-# kernel suite, call C (device_call_c.sh) the exhaustive exp family (O28). When run, rename
-# this folder to <date>-<device>-<name> and add the README and results.
+# 2026-12-05 (second session), call A of four on one H100 lease: builds the CUDA/Vulkan targets,
+# runs the CUDA GPU ops test, conform on cuda and vulkan, and exhaustive f32 inverse_sqrt (O26),
+# sin, cos, tan (refit, O29, O30), asin and acos (O27) on cuda.
 set -u
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prepared 2026-12-05 (second session) and not yet run. Call C, on the machine call A left warm
-# (its build-gpu): exhaustive f32 exp, exp2, tanh, sinh and cosh on cuda (O28), each ~30 s.
+# 2026-12-05 (second session), call C on the same machine (call A's build-gpu): exhaustive f32
+# exp, exp2, tanh, sinh and cosh on cuda (O28).
 set -u
 R=$OUT; L=/tmp/kaj3; mkdir -p $L; O=$R/out.txt; t0=$(date +%s); st() { echo "[$(( $(date +%s)-t0 ))s] $*" >> $O; }
 B=$PWD/build-gpu
