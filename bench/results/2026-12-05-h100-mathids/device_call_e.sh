@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 2026-12-05 (second session), call E on a fresh lease: the rest of the GPU tests on this tree,
+# Prepared 2026-12-05 (second session), not yet run (the device refused a fresh start at 09:21). Call E: the rest of the GPU tests on this tree,
 # `scripts/gpu-test.sh all` with the CPU suite (conform ran in call A), then every example on cuda
 # against reference_cpu.
 set -u
