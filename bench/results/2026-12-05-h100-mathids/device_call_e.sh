@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prepared 2026-12-05 (second session), not yet run (the device refused a fresh start at 09:21). Call E: the rest of the GPU tests on this tree,
-# `scripts/gpu-test.sh all` with the CPU suite (conform ran in call A), then every example on cuda
-# against reference_cpu.
+# Prepared 2026-12-05 (second session), not yet run: the device refused a fresh start at 09:21.
+# Call E: the rest of the GPU tests on this tree, `scripts/gpu-test.sh all` with the CPU suite
+# (conform ran in call A), then every example on cuda against reference_cpu.
 set -u
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json NCCL_NVLS_ENABLE=0
