@@ -96,7 +96,7 @@ typename B::F32 sin_cos_select_f32(B& b, const SinCosF32<B>& parts, const typena
   auto y = b.sel(odd, parts.c, parts.s);
   auto quadrant = b.shl(parts.n, b.u32(30));
   auto sign = shift == 0 ? b.xor_(quadrant, b.bits(x)) : b.add(quadrant, b.u32(shift << 30));
-  return b.f32_from_bits(b.xor_(b.bits(y), b.and_(sign, b.u32(0x80000000u))));
+  return flip_sign_of<P32>(b, y, b.f32_from_bits(sign));
 }
 
 // (sin r, cos r) chosen and signed for the quadrant of sin (shift 0) or cos (shift 1).
