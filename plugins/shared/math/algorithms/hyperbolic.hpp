@@ -9,7 +9,8 @@
 // exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
 // P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale;
 // tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma. The
-// reciprocals (of P in [0.7, 1.5], of d in [2, 2^30]) are recip_refined_f32 (common.hpp).
+// reciprocals of P in [0.7, 1.5] (cosh) and of d in [2, 2^30] (tanh) are recip_refined_f32
+// (common.hpp); sinh's of P is the unrefined guess (recip_guess_f32), see exp_pair_f32.
 #pragma once
 
 #include <type_traits>
@@ -122,7 +123,12 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   // 2^-2kk / p: 1/p in [0.7, 1.43] times 2^-2kk (2kk <= 64) is normal, so the product is exact and
   // is 2kk taken off the exponent field (one integer operation instead of forming 2^-2kk and
   // multiplying). A NaN p makes 1/p NaN, whatever this does to its bits, and p + g NaN.
-  auto scaled = P32::from_bits(b, b.sub(b.bits(recip_refined_f32(b, p)), b.shl(kk, b.u32(P32::kMantissaBits + 1))));
+  // sinh (a >= 1, so k >= 1) weighs 1/p by 2^-2k <= 1/4 against p - 2^-2k/p >= 1.1: the guess's
+  // error (1 ulp of 1/p) is at most 1/8 ulp of the result, and the unrefined guess keeps sinh within
+  // 1 ULP (ACCURACY.md). cosh at small a weighs 1/p like p (cosh(0) would be 1 - 2^-24 for a guess
+  // of 1 - 2^-23), so it takes the refined reciprocal.
+  auto inv = sign < 0 ? recip_guess_f32(b, p) : recip_refined_f32(b, p);
+  auto scaled = P32::from_bits(b, b.sub(b.bits(inv), b.shl(kk, b.u32(P32::kMantissaBits + 1))));
   auto g = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1
   // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back; cosh's sum
   // does not need it (within 1 ULP without).
