@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# 2026-12-05 (third session), call F (refused at 10:10; run at last as call G on the tree after
-# 480b6e7): `scripts/gpu-test.sh all` with conform and the CPU suite, exhaustive f32 sin and cos
-# (14a8693 touched their final sign) and sinh (O32) on cuda, then every example on cuda against
-# reference_cpu.
+# 2026-12-05 (third session), call F (refused at 10:10), run as call G on the tree after 480b6e7
+# with O34: `scripts/gpu-test.sh all` with conform and the CPU suite; exhaustive f32 sin and cos
+# (14a8693 touched their final sign), sinh (O32), asin and acos (O34) on cuda; then every example
+# on cuda against reference_cpu.
 set -u
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json NCCL_NVLS_ENABLE=0
@@ -12,7 +12,7 @@ B=$PWD/build-gpu
 OUT=$L/gpu VYRE_GPU_TEST_CONFORM=1 VYRE_GPU_TEST_CPU_SUITE=1 VYRE_GPU_TEST_LOAD=0 timeout 400 scripts/gpu-test.sh all > $L/gpu-test.txt 2>&1; st "gpu-test all rc $?"
 sed -n '/==== vyre GPU test summary/,$p' $L/gpu-test.txt >> $O
 grep -hE "tests passed|\(Failed\)|\*\*\*Failed" $L/gpu/ctest-cpu-suite.log | head -8 >> $O
-for op in un.sin.f32 un.cos.f32 un.sinh.f32; do
+for op in un.sin.f32 un.cos.f32 un.sinh.f32 un.asin.f32 un.acos.f32; do
   timeout 70 $B/bin/vyre-conform --plugins $B/plugins --backend cuda --ops $op --exhaustive --out $L/exh-$op --no-progress > $L/exh-$op.txt 2>&1
   st "$op rc $?"; grep -h '"max_ulp"\|"failures"' $L/exh-$op/*.json | tr -d ' \n' >> $O; echo >> $O
 done

@@ -98,12 +98,14 @@ AsinRoot<P, B> asin_root(B& b, const AsinParts<P, B>& parts) {
 // rsqrt.approx.ftz.f32, MUFU.RSQ; the CPU model offers every admissible value): hi = z y with y the
 // guess (within 2^-22 of sqrt(z)), z - hi^2 from one fma, lo = (z - hi^2) y: one MUFU and three
 // operations instead of sqrt.rn and rcp.rn. asin's z = (1 - |x|)/2 is 0 or at least 2^-25, so .ftz
-// changes nothing and spares ptxas the subnormal rescaling (four SASS). Otherwise hi = sqrt.rn(z)
-// and one reciprocal.
+// changes nothing and spares ptxas the subnormal rescaling (four SASS). The guess is taken of
+// z + 2^-100, which is z itself for every nonzero z (2^-100 is far below half its ulp) and for
+// z < 0 or NaN; at z = 0 it is 2^50 instead of inf, so hi = 0 y and lo = (0 - 0) y are +0 without
+// a test and a select for z = 0. Otherwise hi = sqrt.rn(z) and one reciprocal.
 template <class B>
 DW<typename B::F32> sqrt_dw_f32(B& b, const typename B::F32& z) {
   if constexpr (requires { b.rsqrt_approx_ftz(z); }) {
-    auto y = b.sel(b.eq(z, b.c(0.0f)), b.c(0.0f), b.rsqrt_approx_ftz(z));  // z = 0: hi = lo = 0
+    auto y = b.rsqrt_approx_ftz(b.add(z, b.c(0x1p-100f)));  // z = 0: y = 2^50, hi = lo = +0
     auto hi = b.mul(z, y);
     return {hi, b.mul(b.fma(b.neg(hi), hi, z), y)};
   } else {
