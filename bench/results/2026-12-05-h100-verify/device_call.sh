@@ -4,6 +4,7 @@
 # (asin/acos), `scripts/gpu-test.sh all` with conform and the CPU suite; exhaustive f32 sinh, asin
 # and acos on cuda; every example on cuda against reference_cpu; then K13 of this tree against its
 # nvcc twins (10 reps; compared with the 09:16 H100 run's ratios, not an A/B on one lease).
+# TOTAL (seconds, default 570) bounds the whole call: K13 gets what is left of it.
 set -u
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json NCCL_NVLS_ENABLE=0
@@ -20,7 +21,7 @@ done
 mkdir -p $L/ex; for ex in examples/*.json; do n=$(basename $ex .json); for b in reference_cpu cuda; do timeout 30 $B/bin/vyre run $ex --random 3 --backend $b --out $L/ex/$n-$b > $L/ex/$n-$b.txt 2>&1; done; diff -r $L/ex/$n-cuda $L/ex/$n-reference_cpu >/dev/null && echo "$n same" || echo "$n DIFFERS"; done > $L/examples.txt 2>&1; st "examples"; tr '\n' ' ' < $L/examples.txt >> $O; echo >> $O
 rm -rf $L/gpu/build* $L/ex 2>/dev/null
 tar czf $R/kag.tgz -C /tmp kag
-left=$(( 570 - ($(date +%s) - t0) ))
+left=$(( ${TOTAL:-570} - ($(date +%s) - t0) ))
 OUT=$R/k13 PYTHON=/opt/torch/.venv/bin/python CASES="--case K13" REPS=10 SKIP_PTX=1 RUN_LIMIT=$(( left - 90 )) timeout $left bench/kernels/device_run.sh > $L/k13.txt 2>&1; st "K13 rc $? (limit ${left}s)"
 grep -E "K13" $R/k13/results.md | grep -E "^\| K13-|geometric" | awk -F'|' '{print $2, $6}' | head -20 >> $O
 grep -h "K13 (16" $R/k13/results.md >> $O
