@@ -22,7 +22,9 @@
 # VYRE_BENCH_ARGS (extra vyre-bench arguments, e.g. "--reps 20"), PYTHON (python3),
 # BENCH_SKIP_KERNELS=1 (skip K1-K13), NVCC (the nvcc for the twins; default: on PATH, else
 # /usr/local/cuda/bin/nvcc; without one the twins are not built and K1-K13 are skipped unless
-# VYRE_KERNEL_TWINS names a prebuilt libvyre_kernel_twins.so).
+# VYRE_KERNEL_TWINS names a prebuilt libvyre_kernel_twins.so), VYRE_COMMIT (the commit env.json
+# records; default: git's HEAD here, +dirty for local changes. Name it where the copy's git metadata
+# is not the tree's: the device machine's copy carries the working tree but an older .git).
 # Other backends beside cuda (GPU mode): BENCH_BACKENDS="vulkan" (space-separated; default none) runs
 # vyre-bench's P1-P4, P7 and, with the twins, K1-K13 on each, one case per step so that a slow
 # backend loses only its slow cases: each case gets BENCH_BACKEND_CASE_LIMIT seconds (default 90),
@@ -84,8 +86,10 @@ record_environment() {
   local nvcc_version commit load_average
   load_average=$(cut -d" " -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
   nvcc_version=$( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null) | sed -n 's/.*release \([0-9.]*\).*/\1/p' | head -n1)
-  commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  if [ -n "$(git -C "$root" status --porcelain 2>/dev/null | head -n1)" ]; then commit="$commit+dirty"; fi
+  commit=${VYRE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+  if [ -z "${VYRE_COMMIT:-}" ] && [ -n "$(git -C "$root" status --porcelain 2>/dev/null | head -n1)" ]; then
+    commit="$commit+dirty"
+  fi
   "$python" - "$out/env.json" "$device" "$driver" "$cuda" "${nvcc_version:-none}" "$commit" "$mode" \
     "$size_scale" "$count_scale" "$(nproc)" "$load_average" <<'PY'
 import datetime, json, sys

@@ -14,7 +14,9 @@
 #
 # Knobs: BUILD_DIR (default build-kernels), JOBS (16), NVCC (default: on PATH, else
 # /usr/local/cuda/bin/nvcc), CASES (default "--kernels"; e.g. "--case K1 --case K13"), REPS (20),
-# WARMUP (3), STAGE (all | build | run), SKIP_PTX=1, RUN_LIMIT (seconds for vyre-bench, 480).
+# WARMUP (3), STAGE (all | build | run), SKIP_PTX=1, RUN_LIMIT (seconds for vyre-bench, 480),
+# VYRE_COMMIT (the commit env.json and results.md record; default: git's HEAD, +dirty for local
+# changes; name it on the device machine, whose copy has an older .git than its working tree).
 # Other backends after cuda: BACKENDS="vulkan" (space-separated; default none) runs K1-K13 on each
 # against the same nvcc twins, one case per vyre-bench process so that a slow backend loses only
 # its slow cases: each case gets CASE_LIMIT seconds (90), a backend's cases together BACKEND_BUDGET
@@ -54,7 +56,7 @@ cd "$root" || exit 1
   git status --short 2>&1 | head -n 20
 } >"$work/logs/environment.txt"
 "$python" - "$work/env.json" "${nvcc:-none}" <<'PY' 2>>"$work/logs/environment.txt"
-import datetime, json, subprocess, sys
+import datetime, json, os, subprocess, sys
 path, nvcc = sys.argv[1:]
 def q(field):
     try:
@@ -69,6 +71,8 @@ def nvcc_release():
     except Exception:
         return "none"
 def commit():
+    if os.environ.get("VYRE_COMMIT"):
+        return os.environ["VYRE_COMMIT"]
     try:
         c = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True).stdout.strip()
