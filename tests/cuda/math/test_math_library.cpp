@@ -120,7 +120,8 @@ TEST_CASE("f64 constants with a nonzero low word come from the constant bank, by
 TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
   // Float arithmetic must carry .rn (no contraction, no approximation); no .ftz anywhere.
   // rcp only as rcp.rn (IEEE, correctly rounded). The exceptions, first guesses the algorithms
-  // correct and the CPU model covers over their whole error intervals (functions.hpp): rsqrt.approx.f32
+  // correct (or, sinh's, give little weight) and the CPU model covers over their whole error
+  // intervals (functions.hpp): rsqrt.approx.f32
   // once in each f32 function of kRsqrtGuessOps (inverse_sqrt; asin's and acos's .ftz: their root's
   // argument is never subnormal), and rcp.approx.ftz.f32 once in each of kRcpGuessOps (tanh, cosh,
   // atan: recip_refined_f32; tan, sinh: recip_guess_f32).

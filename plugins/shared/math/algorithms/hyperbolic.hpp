@@ -124,9 +124,9 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   // is 2kk taken off the exponent field (one integer operation instead of forming 2^-2kk and
   // multiplying). A NaN p makes 1/p NaN, whatever this does to its bits, and p + g NaN.
   // sinh (a >= 1, so k >= 1) weighs 1/p by 2^-2k: at k = 1 (p >= 1.36) v = p - 2^-2/p is above
-  // 1.18, at k >= 2 above 0.61, so the guess's error (1 ulp of 1/p) is at most 1/8 ulp of v, and the
-  // unrefined guess keeps sinh within 1 ULP (ACCURACY.md). cosh at small a weighs 1/p like p (cosh(0) would be 1 - 2^-24 for a guess
-  // of 1 - 2^-23), so it takes the refined reciprocal.
+  // 1.18, at k >= 2 above 0.61, so the guess's error (1 ulp of 1/p) is at most 1/8 ulp of v, and
+  // the unrefined guess keeps sinh within 1 ULP (ACCURACY.md). cosh at small a weighs 1/p like p
+  // (cosh(0) would be 1 - 2^-24 for a guess of 1 - 2^-23), so it takes the refined reciprocal.
   auto inv = sign < 0 ? recip_guess_f32(b, p) : recip_refined_f32(b, p);
   auto scaled = P32::from_bits(b, b.sub(b.bits(inv), b.shl(kk, b.u32(P32::kMantissaBits + 1))));
   auto g = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1

@@ -67,9 +67,9 @@ inline constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
 // an ulp of at most 2^-32, so r1 is a multiple of ulp(n C2 hi) and fast_two_sum is exact
 // (Boldo-Daumas). r_lo = (r1 - r_hi - n C2) - n C3, each difference rounded once, is left
 // unnormalised: |r_lo| <= ulp(r_hi)/2 + 2^-31 (n C2's rounding error is at most 2^-33 and
-// |n C3| < 2^-32.6 for |n| < 2^16.4). The kernels only add r_lo into a sum that rounds once (sin, tan) or drop r r_lo (cos:
-// the extra |r| 2^-31 is below 2^-7 of an ulp of cos r), so renormalising the pair, three FADD per
-// call until 2026-12-05, bought nothing they use.
+// |n C3| < 2^-32.6 for |n| < 2^16.4). The kernels only add r_lo into a sum that rounds once (sin,
+// tan) or drop r r_lo (cos: the extra |r| 2^-31 is below 2^-7 of an ulp of cos r), so renormalising
+// the pair, three FADD per call until 2026-12-05, bought nothing they use.
 inline constexpr float kQuadrantMagic = 0x1.8p23f;
 
 template <class B>
