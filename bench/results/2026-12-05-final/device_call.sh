@@ -4,9 +4,9 @@
 # seconds, default 560; the build directory and the results stay on the warm machine between calls):
 #   build   configure build-bench-release as scripts/bench.sh does (twins on, the Python package
 #           for torch's interpreter) and build vyre-bench, vyre-bench-ptx and the Python package
+#   kernels vyre-bench --kernels (K1-K13 against the nvcc twins, 10 reps)
 #   pcases  scripts/bench.sh with BENCH_SKIP_KERNELS=1 BENCH_SKIP_CONFORM=1: PTX/SASS, P1-P5, P7,
 #           P9, C1, R1, Python P8/P9, the torch/CuPy baselines
-#   kernels vyre-bench --kernels (K1-K13 against the nvcc twins, 10 reps)
 #   p6      vyre-bench --case P6 (vyre-conform's time on cuda)
 # then bench/report.py and bench/plot.py over everything so far. Run with VYRE_COMMIT set.
 set -u
@@ -17,6 +17,17 @@ st() { echo "[$(date -u +%H:%M:%S) +$(( $(date +%s)-t0 ))s] $*" | tee -a $S; }
 left() { echo $(( total - ($(date +%s) - t0) )); }
 done_() { [ -f $F/.done-$1 ]; }
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ ! -f $F/env.json ]; then  # scripts/bench.sh writes the same fields (pcases rewrites it)
+  $PYTHON - $F/env.json "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)" \
+    "$($NVCC --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')" "${VYRE_COMMIT:-unknown}" "$(nproc)" <<'PY'
+import datetime, json, sys
+path, gpu, nvcc, commit, cores = sys.argv[1:]
+name, driver = [s.strip() for s in gpu.split(",")]
+json.dump({"device": name, "driver": driver, "cuda": "see logs", "nvcc": nvcc, "commit": commit, "mode": "gpu",
+           "host_cores": int(cores), "size_scale": 1.0, "count_scale": 1.0,
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}, open(path, "w"), indent=1)
+PY
+fi
 if ! done_ build; then
   st "build start"
   cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_TESTS=OFF -DVYRE_BENCH_NVCC_TWINS=ON \
@@ -25,17 +36,17 @@ if ! done_ build; then
     touch $F/.done-build
   st "build rc $? ($(tail -1 $F/logs/build.log | cut -c1-120))"
 fi
-if done_ build && ! done_ pcases && [ $(left) -gt 330 ]; then
-  st "pcases start"
-  OUT=$F BUILD_DIR=$B BENCH_SKIP_KERNELS=1 BENCH_SKIP_CONFORM=1 timeout $(( $(left) - 15 )) scripts/bench.sh > $F/logs/bench-sh.txt 2>&1 &&
-    touch $F/.done-pcases
-  st "pcases rc $?"
-fi
-if done_ build && ! done_ kernels && [ $(left) -gt 260 ]; then
+if done_ build && ! done_ kernels && [ $(left) -gt 200 ]; then
   st "kernels start"
   timeout $(( $(left) - 15 )) $B/bin/vyre-bench --kernels --backend cuda --reps 10 --json $F/vyre-kernels.json \
     --log-dir $F/logs > $F/logs/kernels.txt 2>&1 && touch $F/.done-kernels
   st "kernels rc $?"
+fi
+if done_ build && ! done_ pcases && [ $(left) -gt 300 ]; then
+  st "pcases start"
+  OUT=$F BUILD_DIR=$B BENCH_SKIP_KERNELS=1 BENCH_SKIP_CONFORM=1 timeout $(( $(left) - 15 )) scripts/bench.sh > $F/logs/bench-sh.txt 2>&1 &&
+    touch $F/.done-pcases
+  st "pcases rc $?"
 fi
 if done_ build && ! done_ p6 && [ $(left) -gt 290 ]; then
   st "p6 start"
