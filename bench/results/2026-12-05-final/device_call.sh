@@ -16,6 +16,21 @@ t0=$(date +%s); total=${TOTAL:-560}
 st() { echo "[$(date -u +%H:%M:%S) +$(( $(date +%s)-t0 ))s] $*" | tee -a $S; }
 left() { echo $(( total - ($(date +%s) - t0) )); }
 done_() { [ -f $F/.done-$1 ]; }
+finish() {
+  trap - EXIT TERM
+  if [ -f $F/env.json ]; then
+    args=(); for j in vyre vyre-conform python vyre-kernels; do [ -f $F/$j.json ] && args+=(--vyre $F/$j.json); done
+    for j in $F/baseline-P*.json; do [ -f $j ] && args+=(--baseline $j); done
+    python3 bench/report.py --env $F/env.json "${args[@]}" --out-dir $F > $F/logs/report.txt 2>&1; st "report rc $?"
+    python3 bench/plot.py $F/results.json $F/results.png > $F/logs/plot.txt 2>&1
+  fi
+  ls $F/.done-* 2>/dev/null | sed 's/.*done-/done: /' | tee -a $S
+  tar czf $OUT/final.tgz -C $B --exclude=final/ptx/'*.cubin' final
+  cp $S $F/results.md $OUT/ 2>/dev/null
+  grep -E "^\| (P|C|R|K)[0-9]|geometric|K13 \(" $F/results.md 2>/dev/null | awk -F'|' '{print $2, $6, $9}' | head -60
+}
+trap finish EXIT
+trap "exit 143" TERM
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 if [ ! -f $F/env.json ]; then  # scripts/bench.sh writes the same fields (pcases rewrites it)
   $PYTHON - $F/env.json "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)" \
@@ -54,13 +69,3 @@ if done_ build && ! done_ p6 && [ $(left) -gt 290 ]; then
     --log-dir $F/logs > $F/logs/p6.txt 2>&1 && touch $F/.done-p6
   st "p6 rc $?"
 fi
-if [ -f $F/env.json ]; then
-  args=(); for j in vyre vyre-conform python vyre-kernels; do [ -f $F/$j.json ] && args+=(--vyre $F/$j.json); done
-  for j in $F/baseline-P*.json; do [ -f $j ] && args+=(--baseline $j); done
-  python3 bench/report.py --env $F/env.json "${args[@]}" --out-dir $F > $F/logs/report.txt 2>&1; st "report rc $?"
-  python3 bench/plot.py $F/results.json $F/results.png > $F/logs/plot.txt 2>&1
-fi
-ls $F/.done-* 2>/dev/null | sed 's/.*done-/done: /' | tee -a $S
-tar czf $OUT/final.tgz -C $B --exclude=final/ptx/'*.cubin' final
-cp $S $F/results.md $OUT/ 2>/dev/null
-grep -E "^\| (P|C|R|K)[0-9]|geometric|K13 \(" $F/results.md 2>/dev/null | awk -F'|' '{print $2, $6, $9}' | head -60
