@@ -131,7 +131,7 @@ TEST_CASE("no instruction flushes subnormals and float div/sqrt/rcp round to nea
     // The approximate instructions, each a first guess the algorithm corrects
     // (plugins/shared/math/algorithms): rsqrt.approx.f32 in inverse_sqrt f32 (subnormals kept),
     // rsqrt.approx.ftz.f32 in asin and acos f32 (their root's argument is 0 or normal:
-    // asin_acos.hpp sqrt_dw_f32), and rcp.approx.ftz.f32 in the f32 functions of kRcpGuessOps
+    // asin_acos.hpp sqrt_parts_f32), and rcp.approx.ftz.f32 in the f32 functions of kRcpGuessOps
     // (functions.hpp; where .ftz changes nothing the result depends on: common.hpp recip_refined_f32).
     const auto is_f32_of = [&](vyre::UnOp op) {
       return label.starts_with("un." + std::string(vyre::un_op_name(op)) + ".f32");

@@ -5,10 +5,12 @@
 // One polynomial evaluation serves both ranges (its argument is selected). The constant sums are
 // double-word (two_sum), so the cancellation near a = 1/2 costs nothing. |x| > 1 and +-inf give
 // sqrt of a negative number, NaN; NaN propagates.
-// f32 (bound 4 ULP) forms the constant sums in plain f32 on the square root as a double-word from
-// rsqrt.approx.ftz where the backend has it (sqrt_dw_f32; else sqrt.rn and its residual).
+// f32 (bound 4 ULP) forms the constant sums in plain f32 on the square root as hi + r y / 2 from
+// rsqrt.approx.ftz where the backend has it (sqrt_parts_f32; else sqrt.rn and its residual), with
+// the polynomial's coefficients doubled.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 
 #include "math/algorithms/common.hpp"
@@ -43,8 +45,25 @@ struct AsinParts {
   typename P::template F<B> zs;    // x^2
   typename P::template F<B> zb;    // (1 - |x|) / 2
   typename P::template F<B> z;     // the polynomial's argument: zs (small) or zb
-  typename P::template F<B> poly;  // A(z)
+  typename P::template F<B> poly;  // A(z); f32: 2 A(z)
 };
+
+// f32 takes A's coefficients doubled: every Horner step is then exactly twice A's, and the tail
+// twice asin's (asin_tail2_f32), which is what both f32 functions add (acos) or what an fma halves
+// exactly where they do not.
+template <std::size_t N>
+struct AsinDoubled {
+  float c[N];
+};
+
+template <std::size_t N>
+constexpr AsinDoubled<N> asin_doubled(const float (&c)[N]) {
+  AsinDoubled<N> out{};
+  for (std::size_t i = 0; i < N; ++i) out.c[i] = 2.0f * c[i];
+  return out;
+}
+
+inline constexpr auto kAsinPolyDoubled = asin_doubled(poly::k_asin_f32);
 
 template <class P, class B>
 AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
@@ -59,26 +78,27 @@ AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {
   auto zb = std::is_same_v<P, P32> ? b.fma(a, b.c(K(-0.5)), b.c(K(0.5)))
                                    : b.mul(b.sub(b.c(K(1)), a), b.c(K(0.5)));
   auto z = b.sel(small, zs, zb);
-  return {small, zs, zb, z, horner(b, z, C::kPoly)};
+  if constexpr (std::is_same_v<P, P32>) return {small, zs, zb, z, horner(b, z, kAsinPolyDoubled.c)};
+  else return {small, zs, zb, z, horner(b, z, C::kPoly)};
 }
 
 // x^3 A(x^2): asin x = x + small_tail for |x| < 1/2 (f64; f32 shares one product with the root's
-// tail, asin_tail_f32).
+// tail, asin_tail2_f32).
 template <class P, class B>
 typename P::template F<B> asin_small_tail(B& b, const typename P::template F<B>& x, const AsinParts<P, B>& parts) {
   return b.mul(b.mul(x, parts.zs), parts.poly);
 }
 
-// f32: both ranges' tails from one product, (u z) A(z) with u = x (small: x^3 A(x^2)) or the root's
-// high part (hi zb A(zb)): a select instead of two multiplications, the same values.
+// f32: both ranges' tails, doubled, from one product, (u z) 2A(z) with u = x (small: 2 x^3 A(x^2)) or
+// the root's high part (2 hi zb A(zb)): a select instead of two multiplications.
 template <class B>
-typename B::F32 asin_tail_f32(B& b, const typename B::F32& x, const AsinParts<P32, B>& parts,
-                              const typename B::F32& root_hi) {
+typename B::F32 asin_tail2_f32(B& b, const typename B::F32& x, const AsinParts<P32, B>& parts,
+                               const typename B::F32& root_hi) {
   return b.mul(b.mul(b.sel(parts.small, x, root_hi), parts.z), parts.poly);
 }
 
 // a >= 1/2 (f64): asin(s) = s + s_tail with s = sqrt(zb) rounded (sqrt.rn) and its residual.
-// Separate from asin_parts so that f32, which forms its root from rsqrt.approx (sqrt_dw_f32), emits
+// Separate from asin_parts so that f32, which forms its root from rsqrt.approx (sqrt_parts_f32), emits
 // no sqrt.rn: ptxas keeps an unused sqrt.rn's slow-path test and branch (47 SASS in K13-asin's 8
 // evaluations).
 template <class P, class B>
@@ -97,25 +117,33 @@ AsinRoot<P, B> asin_root(B& b, const AsinParts<P, B>& parts) {
   return {s, b.fma(b.mul(s, parts.zb), parts.poly, s_lo)};
 }
 
-// sqrt(z) for z = 0 or normal z <= 1/2 (NaN for z < 0 or NaN) as hi + lo / 2, lo = (z - hi^2) / hi
-// (twice the low part; a few correct bits of it are enough). With rsqrt_approx_ftz (PTX:
-// rsqrt.approx.ftz.f32, MUFU.RSQ; the CPU model offers every admissible value): hi = z y with y the
-// guess (within 2^-22 of sqrt(z)), z - hi^2 from one fma, lo = (z - hi^2) y: one MUFU and three
-// operations instead of sqrt.rn and rcp.rn. asin's z = (1 - |x|)/2 is 0 or at least 2^-25, so .ftz
-// changes nothing and spares ptxas the subnormal rescaling (four SASS). The guess is taken of
-// z + 2^-100, which is z itself for every nonzero z (2^-100 is far below half its ulp) and for
-// z < 0 or NaN; at z = 0 it is 2^50 instead of inf, so hi = 0 y and lo = (0 - 0) y are +0 without
-// a test and a select for z = 0. Otherwise hi = sqrt.rn(z) and one reciprocal.
+// sqrt(z) for z = 0 or normal z <= 1/2 (NaN for z < 0 or NaN) as hi + r y / 2: r = z - hi^2 (one
+// fma) and y about 1/hi, so that r y / 2 is the low part (a few correct bits of it are enough);
+// callers add r y inside an fma. With rsqrt_approx_ftz (PTX: rsqrt.approx.ftz.f32, MUFU.RSQ; the
+// CPU model offers every admissible value): y is the guess (within 2^-22 of 1/sqrt(z)) and hi = z y:
+// one MUFU and two operations instead of sqrt.rn and rcp.rn. asin's z = (1 - |x|)/2 is 0 or at
+// least 2^-25, so .ftz changes nothing and spares ptxas the subnormal rescaling (four SASS). The
+// guess is taken of z + 2^-100, which is z itself for every nonzero z (2^-100 is far below half its
+// ulp) and for z < 0 or NaN; at z = 0 it is 2^50 instead of inf, so hi = 0 y and r = 0 - 0 are +0
+// and r y is +0 without a test and a select for z = 0. Otherwise hi = sqrt.rn(z) and y its
+// reciprocal, 0 where hi is not positive.
 template <class B>
-DW<typename B::F32> sqrt_dw_f32(B& b, const typename B::F32& z) {
+struct RootF32 {
+  typename B::F32 hi;
+  typename B::F32 r;
+  typename B::F32 y;
+};
+
+template <class B>
+RootF32<B> sqrt_parts_f32(B& b, const typename B::F32& z) {
   if constexpr (requires { b.rsqrt_approx_ftz(z); }) {
-    auto y = b.rsqrt_approx_ftz(b.add(z, b.c(0x1p-100f)));  // z = 0: y = 2^50, hi = lo = +0
+    auto y = b.rsqrt_approx_ftz(b.add(z, b.c(0x1p-100f)));  // z = 0: y = 2^50, hi = r = +0
     auto hi = b.mul(z, y);
-    return {hi, b.mul(b.fma(b.neg(hi), hi, z), y)};
+    return {hi, b.fma(b.neg(hi), hi, z), y};
   } else {
     auto root = b.sqrt(z);
     auto positive = b.gt(root, b.c(0.0f));
-    return {root, b.sel(positive, b.mul(b.fma(b.neg(root), root, z), b.recip(root)), b.c(0.0f))};
+    return {root, b.fma(b.neg(root), root, z), b.sel(positive, b.recip(root), b.c(0.0f))};
   }
 }
 
@@ -125,20 +153,18 @@ typename P::template F<B> asin_fn(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
   if constexpr (std::is_same_v<P, P32>) {
-    // pi/2 - 2 (s + s_lo + s_tail) with sqrt(zb) = s + s_lo as a double-word and both rounding
-    // errors kept: the difference pi/2 (hi) - 2 s is exact as a fast two-sum (2 s <= 1 < pi/2), and
-    // 2 s_lo = (zb - s^2) / s enters the low part. Without them the two half-ulp errors add up to
-    // 2 ULP (x = 0.837096751).
-    auto root = sqrt_dw_f32(b, parts.zb);
-    auto tail = asin_tail_f32(b, x, parts, root.hi);  // small: x^3 A(x^2); else s_tail
-    auto small = b.add(x, tail);
-    // pi/2 (hi) - 2 hi as a fast two-sum with the doubling inside its fmas (2 hi is exact): the
-    // sum rounded once, its error z = s - pi/2 (hi) exact, and -2 hi - z exact; the bits of
-    // fast_two_sum(pi/2 (hi), -(hi + hi)), one instruction fewer.
+    // pi/2 - 2 (s + s_lo + s_tail) with sqrt(zb) = s + s_lo as hi + r y / 2 (sqrt_parts_f32) and
+    // both rounding errors kept: the difference pi/2 (hi) - 2 hi is exact as a fast two-sum
+    // (2 hi <= 1 < pi/2), with the doubling inside its fmas (2 hi is exact): the sum rounded once,
+    // its error z = s - pi/2 (hi) exact, and -2 hi - z exact. 2 s_lo = r y enters the low part in
+    // an fma. Without them the two half-ulp errors add up to 2 ULP (x = 0.837096751).
+    auto root = sqrt_parts_f32(b, parts.zb);
+    auto tail2 = asin_tail2_f32(b, x, parts, root.hi);  // small: 2 x^3 A(x^2); else 2 s_tail
+    auto small = b.fma(b.c(K(0.5)), tail2, x);
     auto s = b.fma(b.c(K(-2)), root.hi, b.c(C::kPio2Hi));
-    auto h = DW<typename P::template F<B>>{s, b.fma(b.c(K(-2)), root.hi, b.sub(b.c(C::kPio2Hi), s))};
-    auto lo = b.fma(b.c(K(-2)), tail, b.sub(b.add(h.lo, b.c(C::kPio2Lo)), root.lo));
-    auto big = with_sign_of<P>(b, b.add(h.hi, lo), x);
+    auto s_err = b.fma(b.c(K(-2)), root.hi, b.sub(b.c(C::kPio2Hi), s));
+    auto lo = b.sub(b.fma(b.neg(root.r), root.y, b.add(s_err, b.c(C::kPio2Lo))), tail2);
+    auto big = with_sign_of<P>(b, b.add(s, lo), x);
     return b.sel(parts.small, small, big);
   }
   auto small = b.add(x, asin_small_tail<P>(b, x, parts));
@@ -156,20 +182,21 @@ typename P::template F<B> acos_fn(B& b, const typename P::template F<B>& x) {
   using K = typename P::K;
   auto parts = asin_parts<P>(b, x);
   if constexpr (std::is_same_v<P, P32>) {
-    // f32: the same sums without double-words, on sqrt(zb) = hi + lo / 2 (sqrt_dw_f32):
-    // small: (pi/2 (hi) - x) + (pi/2 (lo) - x^3 A(x^2)); else, with s_tail = hi zb A(zb),
-    // x > 0: 2 hi + (2 s_tail + lo); x < 0: (pi (hi) - 2 hi) + ((pi (lo) - 2 s_tail) - lo).
-    // The two tails are one product (asin_tail_f32).
+    // f32: the same sums without double-words, on sqrt(zb) = hi + r y / 2 (sqrt_parts_f32) and
+    // the doubled tail T2 = 2 x^3 A(x^2) (small) or 2 s_tail = 2 hi zb A(zb) (asin_tail2_f32):
+    // small: (pi/2 (hi) - x) + (pi/2 (lo) - T2 / 2); else
+    // x > 0: 2 hi + (T2 + r y); x < 0: (pi (hi) - 2 hi) + (pi (lo) - (T2 + r y)), 2 hi exact; both
+    // on one rounded T2 + r y.
     // On 2026-11-28 this root, then from the non-.ftz rsqrt.approx, measured slower than sqrt.rn on
     // the H200 (1.32 -> 1.37 of nvcc at the same SASS count) and was reverted; with .ftz (no
     // subnormal rescaling) it is 281 SASS against sqrt.rn's 319 per K13 kernel (2026-12-05).
     auto positive = b.gt(x, b.c(K(0)));
-    auto root = sqrt_dw_f32(b, parts.zb);
-    auto tail = asin_tail_f32(b, x, parts, root.hi);  // small: x^3 A(x^2); else s_tail
-    auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.sub(b.c(C::kPio2Lo), tail));
-    auto pos = b.fma(b.c(K(2)), root.hi, b.fma(b.c(K(2)), tail, root.lo));
-    auto neg = b.add(b.fma(b.c(K(-2)), root.hi, b.c(C::kPiHi)),  // pi (hi) - 2 hi, 2 hi exact
-                     b.sub(b.fma(b.c(K(-2)), tail, b.c(C::kPiLo)), root.lo));
+    auto root = sqrt_parts_f32(b, parts.zb);
+    auto tail2 = asin_tail2_f32(b, x, parts, root.hi);
+    auto small = b.add(b.sub(b.c(C::kPio2Hi), x), b.fma(b.c(K(-0.5)), tail2, b.c(C::kPio2Lo)));
+    auto low = b.fma(root.r, root.y, tail2);
+    auto pos = b.fma(b.c(K(2)), root.hi, low);
+    auto neg = b.add(b.fma(b.c(K(-2)), root.hi, b.c(C::kPiHi)), b.sub(b.c(C::kPiLo), low));
     return b.sel(parts.small, small, b.sel(positive, pos, neg));
   }
   auto root = asin_root<P>(b, parts);
