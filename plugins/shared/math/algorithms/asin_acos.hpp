@@ -10,7 +10,6 @@
 // the polynomial's coefficients doubled.
 #pragma once
 
-#include <cstddef>
 #include <type_traits>
 
 #include "math/algorithms/common.hpp"
@@ -48,22 +47,10 @@ struct AsinParts {
   typename P::template F<B> poly;  // A(z); f32: 2 A(z)
 };
 
-// f32 takes A's coefficients doubled: every Horner step is then exactly twice A's, and the tail
-// twice asin's (asin_tail2_f32), which is what both f32 functions add (acos) or what an fma halves
-// exactly where they do not.
-template <std::size_t N>
-struct AsinDoubled {
-  float c[N];
-};
-
-template <std::size_t N>
-constexpr AsinDoubled<N> asin_doubled(const float (&c)[N]) {
-  AsinDoubled<N> out{};
-  for (std::size_t i = 0; i < N; ++i) out.c[i] = 2.0f * c[i];
-  return out;
-}
-
-inline constexpr auto kAsinPolyDoubled = asin_doubled(poly::k_asin_f32);
+// f32 takes A's coefficients doubled (common.hpp doubled()): the tail is then twice asin's
+// (asin_tail2_f32), which is what both f32 functions add (acos) or what an fma halves exactly where
+// they do not.
+inline constexpr auto kAsinPolyDoubled = doubled(poly::k_asin_f32);
 
 template <class P, class B>
 AsinParts<P, B> asin_parts(B& b, const typename P::template F<B>& x) {

@@ -88,6 +88,21 @@ F horner(B& b, const F& z, const K (&c)[N]) {
   return acc;
 }
 
+// f32 polynomial coefficients scaled by powers of two at compile time. Horner on c[i] 2 (doubled)
+// gives exactly twice every step of Horner on c (no step is near the f32 range's ends), so an
+// algorithm can carry a factor 2 it needs later for free.
+template <std::size_t N>
+struct ScaledCoefficients {
+  float c[N];
+};
+
+template <std::size_t N>
+constexpr ScaledCoefficients<N> doubled(const float (&c)[N]) {
+  ScaledCoefficients<N> out{};
+  for (std::size_t i = 0; i < N; ++i) out.c[i] = 2.0f * c[i];
+  return out;
+}
+
 // 2^k as a value of precision P, for k (a B32 holding a signed integer) in the normal range.
 template <class P, class B>
 typename P::template F<B> pow2(B& b, const typename B::B32& k) {

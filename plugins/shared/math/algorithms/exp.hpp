@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 
@@ -140,25 +141,22 @@ typename B::F32 pow2_of_round_bits(B& b, const typename B::B32& j, std::int32_t 
   return b.f32_from_bits(b.add(b.shl(j, b.u32(P32::kMantissaBits)), b.u32(biased)));
 }
 
-template <class B>
-ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc) {
+// q is Q(r) from Q's coefficients `q_coefficients` (default: Q itself; sinh and cosh take them
+// doubled, q = 2 Q(r) exactly).
+template <class B, std::size_t N = std::size(poly::k_expm1_f32)>
+ExpF32Parts<B> exp_f32_parts(B& b, const typename B::F32& xc, const float (&q_coefficients)[N] = poly::k_expm1_f32) {
   using C = ExpConstants<P32>;
   auto j = b.fma(xc, b.c(C::kLog2e), b.c(kRoundMagic));
   auto kf = b.sub(j, b.c(kRoundMagic));
   auto r_hi = b.fma(b.neg(kf), b.c(C::kLn2Hi), xc);
   auto r = b.fma(b.neg(kf), b.c(C::kLn2Lo), r_hi);
-  return {b.bits(j), r, horner(b, r, poly::k_expm1_f32)};
+  return {b.bits(j), r, horner(b, r, q_coefficients)};
 }
 
 // The parts of e^(2a) without forming 2a (tanh): the reduction of 2a at half scale, h = r/2 from
 // fma(-k, ln2 hi/2, a) and fma(-k, ln2 lo/2, .) (every value exactly half of exp_f32_parts'), and
 // q2 = 2 Q(2h) from Q's coefficients scaled by 2^(i+1) (every Horner step exactly scaled), so
 // e^(2a) = 2^k (1 + h q2) with the bits of exp_f32_parts(2a): h q2 is the same exact product as r Q.
-template <std::size_t N>
-struct ScaledCoefficients {
-  float c[N];
-};
-
 template <std::size_t N>
 constexpr ScaledCoefficients<N> coefficients_at_double(const float (&c)[N]) {
   ScaledCoefficients<N> out{};

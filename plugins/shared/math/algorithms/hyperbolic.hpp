@@ -7,10 +7,11 @@
 // once to inf). a is clamped where the result is already inf (sinh, cosh) or 1 (tanh).
 // That is the f64 algorithm. f32 (SPEC §5: 4 ULP; exhaustively within 2, ACCURACY.md) uses the f32
 // exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
-// P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale;
-// tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma. The
-// reciprocals of P in [0.7, 1.5] (cosh) and of d in [2, 2^30] (tanh) are recip_refined_f32
-// (common.hpp); sinh's of P is the unrefined guess (recip_guess_f32), see exp_pair_f32.
+// P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale (all at
+// twice their value, exp_pair_f32); tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1)
+// rounded once, then one fma. The reciprocals of 2P in [1.4, 3] (cosh) and of d in [2, 2^30]
+// (tanh) are recip_refined_f32 (common.hpp); sinh's of 2P is the unrefined guess
+// (recip_guess_f32), see exp_pair_f32.
 #pragma once
 
 #include <type_traits>
@@ -111,32 +112,37 @@ typename P::template F<B> tanh_dw(B& b, const typename P::template F<B>& x) {
   return b.sel(b.is_nan(x), x, y);
 }
 
-// f32: (e^a + sign e^-a) / 2 for 0 <= a, e^a = 2^k P.
+// f32: (e^a + sign e^-a) / 2 for 0 <= a, e^a = 2^k P, all of it carried at twice its value:
+// Q's coefficients doubled (common.hpp doubled()) give p2 = fma(r, 2Q, 2) = 2 P exactly, and
+// v2 = 2 v, so the result v 2^(k-1) is the one product v2 2^(k-2).
+inline constexpr auto kExpm1Doubled = doubled(poly::k_expm1_f32);
+
 template <class B>
 typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   using C = HyperbolicConstants<P32>;
   auto ac = b.sel(b.gt(a, b.c(C::kClampF32)), b.c(C::kClampF32), a);
-  auto e = exp_f32_parts(b, ac);
-  auto p = b.fma(e.r, e.q, b.c(1.0f));
-  auto k = k_of_round_bits(b, e.j);
-  auto kk = b.sel(b.lt_s(k, b.u32(C::kMaxK)), k, b.u32(C::kMaxK));
-  // 2^-2kk / p: 1/p in [0.7, 1.43] times 2^-2kk (2kk <= 64) is normal, so the product is exact and
-  // is 2kk taken off the exponent field (one integer operation instead of forming 2^-2kk and
-  // multiplying). A NaN p makes 1/p NaN, whatever this does to its bits, and p + g NaN.
+  auto e = exp_f32_parts(b, ac, kExpm1Doubled.c);  // e.q = 2 Q(r)
+  auto p2 = b.fma(e.r, e.q, b.c(2.0f));
+  // kk - 1 with kk = min(k, kMaxK), from the bits of the rounding sum (one VIADDMNMX).
+  auto k1 = b.sub(e.j, b.u32(kRoundMagicBits + 1));
+  auto kk1 = b.sel(b.lt_s(k1, b.u32(C::kMaxK - 1)), k1, b.u32(C::kMaxK - 1));
+  // 2 2^-2kk / p = 2^(2 - 2kk) / p2: 1/p2 in [0.35, 0.72] times 2^(2 - 2kk) (2kk <= 64) is normal,
+  // so the product is exact and is 2 (kk - 1) taken off the exponent field (one integer operation
+  // instead of forming the power and multiplying; k >= 0 as a >= 0). A NaN p2 makes 1/p2 NaN,
+  // whatever this does to its bits, and v2 NaN.
   // sinh (a >= 1, so k >= 1) weighs 1/p by 2^-2k: at k = 1 (p >= 1.36) v = p - 2^-2/p is above
   // 1.18, at k >= 2 above 0.61, so the guess's error (1 ulp of 1/p) is at most 1/8 ulp of v, and
   // the unrefined guess keeps sinh within 1 ULP (ACCURACY.md). cosh at small a weighs 1/p like p
   // (cosh(0) would be 1 - 2^-24 for a guess of 1 - 2^-23), so it takes the refined reciprocal.
-  auto inv = sign < 0 ? recip_guess_f32(b, p) : recip_refined_f32(b, p);
-  auto scaled = P32::from_bits(b, b.sub(b.bits(inv), b.shl(kk, b.u32(P32::kMantissaBits + 1))));
-  auto g = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1
-  // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back; cosh's sum
-  // does not need it (within 1 ULP without).
-  auto v = sign < 0 ? b.add(p, b.add(g, b.fma(e.r, e.q, b.sub(b.c(1.0f), p))))  // 1 - p exact
-                    : b.add(p, g);
-  // v 2^(k-1), k in [0, 129]: v 2^(k-2) is exact (normal, below 2^128), doubling rounds once
-  // (to inf on overflow): scale()'s bits with one power of two.
-  return b.mul(b.mul(v, pow2_of_round_bits(b, e.j, -2)), b.c(2.0f));
+  // Each guess of 1/p2 is exactly half the guess of 1/p the CPU model offers at the same rank.
+  auto inv = sign < 0 ? recip_guess_f32(b, p2) : recip_refined_f32(b, p2);
+  auto scaled = P32::from_bits(b, b.sub(b.bits(inv), b.shl(kk1, b.u32(P32::kMantissaBits + 1))));
+  auto g2 = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1
+  // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back (2 - p2 is
+  // exact); cosh's sum does not need it (within 1 ULP without).
+  auto v2 = sign < 0 ? b.add(p2, b.add(g2, b.fma(e.r, e.q, b.sub(b.c(2.0f), p2)))) : b.add(p2, g2);
+  // v 2^(k-1) = v2 2^(k-2), k in [0, 129]: one product, rounded once (to inf on overflow).
+  return b.mul(v2, pow2_of_round_bits(b, e.j, -2));
 }
 
 template <class B>
