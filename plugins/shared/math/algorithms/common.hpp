@@ -89,8 +89,9 @@ F horner(B& b, const F& z, const K (&c)[N]) {
 }
 
 // f32 polynomial coefficients scaled by powers of two at compile time. Horner on c[i] 2 (doubled)
-// gives exactly twice every step of Horner on c (no step is near the f32 range's ends), so an
-// algorithm can carry a factor 2 it needs later for free.
+// gives exactly twice every step of Horner on c wherever the steps stay normal and finite (every
+// caller's do: the coefficients' own magnitudes dominate each step), so an algorithm can carry a
+// factor 2 it needs later for free.
 template <std::size_t N>
 struct ScaledCoefficients {
   float c[N];
