@@ -126,10 +126,10 @@ struct ExpF32Parts {
   typename B::F32 q;
 };
 
-// k from the bits of the rounding sum.
+// k + offset from the bits of the rounding sum: one subtraction.
 template <class B>
-typename B::B32 k_of_round_bits(B& b, const typename B::B32& j) {
-  return b.sub(j, b.u32(kRoundMagicBits));
+typename B::B32 k_of_round_bits(B& b, const typename B::B32& j, std::int32_t offset = 0) {
+  return b.sub(j, b.u32(kRoundMagicBits - static_cast<std::uint32_t>(offset)));
 }
 
 // 2^(k + offset) from the bits of j = kRoundMagicBits + k, for k + offset in the normal range:

@@ -124,7 +124,7 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   auto e = exp_f32_parts(b, ac, kExpm1Doubled.c);  // e.q = 2 Q(r)
   auto p2 = b.fma(e.r, e.q, b.c(2.0f));
   // kk - 1 with kk = min(k, kMaxK), from the bits of the rounding sum (one VIADDMNMX).
-  auto k1 = b.sub(e.j, b.u32(kRoundMagicBits + 1));
+  auto k1 = k_of_round_bits(b, e.j, -1);
   auto kk1 = b.sel(b.lt_s(k1, b.u32(C::kMaxK - 1)), k1, b.u32(C::kMaxK - 1));
   // 2 2^-2kk / p = 2^(2 - 2kk) / p2: 1/p2 in [0.35, 0.72] times 2^(2 - 2kk) (2kk <= 64) is normal,
   // so the product is exact and is 2 (kk - 1) taken off the exponent field (one integer operation
