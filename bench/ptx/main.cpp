@@ -54,11 +54,13 @@ int run(const std::filesystem::path& dir, const std::string& target_text, const 
   const vyre::cuda::Target target = vyre::cuda::parse_target(target_text);
   int status = 0;
   for (const auto& [name, program] : bench_programs()) {
-    // As the runtime lowers it: specialised to the declared workgroup size (the optimizer's local_id
-    // bounds, .reqntid).
-    const vyre::cuda::LoweredProgram lowered =
-        vyre::cuda::lower(program, target, vyre::cuda::LowerOptions{.workgroup = program.workgroup_size});
-    const vyre::cuda::optimize::RangeAnalysis ranges(program, {program.workgroup_size});
+    // As the runtime lowers it first (CudaBackend::compile): specialised to the declared workgroup
+    // size (the optimizer's local_id bounds, .reqntid), its candidate buffers covering the dispatch.
+    namespace opt = vyre::cuda::optimize;
+    auto covering = opt::covering_candidates(program, program.workgroup_size);
+    const vyre::cuda::LoweredProgram lowered = vyre::cuda::lower(
+        program, target, vyre::cuda::LowerOptions{.workgroup = program.workgroup_size, .covering = covering});
+    const opt::RangeAnalysis ranges(program, {program.workgroup_size, std::move(covering)});
     const std::filesystem::path ptx = dir / (name + ".ptx");
     std::ofstream(ptx) << lowered.ptx;
     const std::string command = fmt::format("'{}' -v --gpu-name {} -o '{}' '{}' > '{}' 2>&1", ptxas, target.name(),

@@ -55,6 +55,9 @@ struct KernelParam {
   // (the optimizer proves accesses against it; kernel_args.cpp refuses any other value). 0: the
   // buffer is runtime-sized, any count is passed.
   std::uint32_t declared_count = 0;
+  // ElementCount of a covering buffer (LowerOptions::covering): every launch must apply the tail
+  // guard and pass a count of at least N (kernel_args.cpp refuses any other launch).
+  bool covers_n = false;
 };
 
 struct KernelEntry {
@@ -97,6 +100,13 @@ struct LowerOptions {
   // (codegen/math_call.cpp). false: every load, store and atomic keeps its bounds predicate and
   // every math use is a call, as before the optimizer existed (tests, A/B measurements).
   bool optimize = true;
+  // Global buffers (indices into Program::buffers, ascending) that cover every
+  // launch of the module: each launch applies the tail guard and binds each of them with at least
+  // N elements, so an access at InvocationId.x is in bounds (optimize/value_range.hpp) and loses
+  // its predicate. Their ElementCount parameters say so (KernelParam::covers_n). The runtime picks
+  // the module per dispatch by the facts the dispatch has (runtime/exec_plan.cpp). Ignored without
+  // the optimizer and for programs in full-workgroup mode.
+  std::vector<std::uint32_t> covering = {};
 };
 
 // Lower a validated program for `target`. Throws vyre::Error: VYRE_ERR_UNSUPPORTED if the program

@@ -30,8 +30,9 @@ using Workgroup = std::array<std::uint32_t, 3>;
 struct Analysed {
   vyre::Program program;
   opt::RangeAnalysis ranges;
-  Analysed(vyre::Program p, std::optional<Workgroup> workgroup)
-      : program(std::move(p)), ranges((vyre::validate_or_throw(program), program), opt::RangeAssumptions{workgroup}) {}
+  Analysed(vyre::Program p, std::optional<Workgroup> workgroup, std::vector<std::uint32_t> covering = {})
+      : program(std::move(p)),
+        ranges((vyre::validate_or_throw(program), program), opt::RangeAssumptions{workgroup, std::move(covering)}) {}
 };
 
 // The store nodes of a body, depth first, in program order.
@@ -290,6 +291,76 @@ TEST_CASE("guards the program tests: BufLen and constant comparisons prove acces
         std::vector<bool>{true, false, false, false, true, true, false, true, false, true, true, true, false});
   // The load x[i] under `i < BufLen(y)` keeps its check.
   CHECK(a.ranges.proven() == 7);
+}
+
+// x, y: runtime-sized inputs (buffers 0, 1); out: declared with 1024 (buffer 2). Four stores at
+// InvocationId.x (through a variable, directly, under a guard on y) and one at InvocationId.y.
+vyre::Program covered_program(bool barrier) {
+  vyre::ProgramBuilder b;
+  b.workgroup(64);
+  auto x = b.buffer("x", Access::Read, Type::U32);
+  auto y = b.buffer("y", Access::Read, Type::U32);
+  auto out = b.buffer("out", Access::Output, Type::U32, 1024);
+  auto i = b.let("i", invocation_id(0));
+  if (barrier) b.barrier();
+  b.store(out, i, x[i] + y[i + u32(1)]);                  // 0: x[i] covered; y[i + 1] never
+  b.store(out, invocation_id(0), x[local_id(0)]);         // 1: x[local_id] never
+  b.if_(lt(i, y.len()), [&] { b.store(out, i, y[i]); });  // 2: y[i] by the program's guard
+  b.store(out, invocation_id(1), u32(3));                 // 3: another axis: never
+  return b.build();
+}
+
+TEST_CASE("covering buffers: an access at InvocationId.x loses its check only where its buffer covers every launch") {
+  const Analysed none(covered_program(false), Workgroup{64, 1, 1});
+  CHECK(proven_stores(none) == std::vector<bool>{false, false, false, false});
+  CHECK(none.ranges.proven() == 1);  // y[i] under `i < BufLen(y)`
+  CHECK(none.ranges.covering_used().empty());
+
+  const Analysed all(covered_program(false), Workgroup{64, 1, 1}, {0, 1, 2});
+  CHECK(proven_stores(all) == std::vector<bool>{true, true, true, false});
+  CHECK(all.ranges.proven() == 1 + 3 + 1);  // y[i], the three out stores, x[i]
+  // y proves nothing its guard does not: a dispatch need not cover it.
+  CHECK(all.ranges.covering_used() == std::vector<std::uint32_t>{0, 2});
+  CHECK(opt::covering_candidates(all.program, Workgroup{64, 1, 1}) == std::vector<std::uint32_t>{0, 2});
+
+  const Analysed only_x(covered_program(false), Workgroup{64, 1, 1}, {0});
+  CHECK(proven_stores(only_x) == std::vector<bool>{false, false, false, false});
+  CHECK(only_x.ranges.proven() == 2);
+  CHECK(only_x.ranges.covering_used() == std::vector<std::uint32_t>{0});
+
+  // With a barrier the program runs in full-workgroup mode: no tail guard, so no covering facts.
+  const Analysed full(covered_program(true), Workgroup{64, 1, 1}, {0, 1, 2});
+  CHECK(full.ranges.proven() == 1);
+  CHECK(full.ranges.covering_used().empty());
+  CHECK(opt::covering_candidates(full.program, Workgroup{64, 1, 1}).empty());
+}
+
+TEST_CASE("the PTX of a covering module: its accesses at InvocationId.x unpredicated, the tail guard unconditional") {
+  const vyre::Program program = covered_program(false);
+  vyre::validate_or_throw(program);
+  const auto covered = cuda::lower(program, cuda::Target{90},
+                                   cuda::LowerOptions{.workgroup = Workgroup{64, 1, 1}, .covering = {0, 1, 2}});
+  CHECK(accesses(covered.ptx, "global").checked == 3);  // y[i + 1], x[local_id], out[invocation_id(1)]
+  CHECK(accesses(covered.ptx, "global").unchecked == 5);
+  // Only the buffers the proofs used are marked: their counts must cover N at every launch.
+  std::vector<std::uint32_t> marked;
+  for (const cuda::KernelParam& param : covered.whole.params)
+    if (param.kind == cuda::ParamKind::ElementCount && param.covers_n) marked.push_back(param.buffer);
+  CHECK(marked == std::vector<std::uint32_t>{0, 2});
+  // Launched only with the tail guard on, the entry does not read the flag.
+  CHECK(covered.ptx.find("[p_tail_guard]") == std::string::npos);
+  CHECK(covered.ptx.find("[p_n]") != std::string::npos);
+
+  const auto plain = cuda::lower(program, cuda::Target{90}, cuda::LowerOptions{.workgroup = Workgroup{64, 1, 1}});
+  CHECK(accesses(plain.ptx, "global").checked == 7);
+  CHECK(plain.ptx.find("[p_tail_guard]") != std::string::npos);
+  for (const cuda::KernelParam& param : plain.whole.params) CHECK_FALSE(param.covers_n);
+
+  // Without the optimizer the covering buffers are ignored.
+  const auto off = cuda::lower(program, cuda::Target{90},
+                               cuda::LowerOptions{.workgroup = Workgroup{64, 1, 1}, .optimize = false, .covering = {0, 2}});
+  CHECK(accesses(off.ptx, "global").checked == 8);
+  CHECK(off.ptx.find("[p_tail_guard]") != std::string::npos);
 }
 
 TEST_CASE("an early return proves the rest of its block; grid_sync and assignment end the proof") {

@@ -298,6 +298,32 @@ TEST_CASE("a workgroup_override dispatch runs a module specialised to that size,
   CHECK(FakeScope::stats().violations == 0);  // every launch's block matched its entry's .reqntid
 }
 
+TEST_CASE("a dispatch with N past a covering buffer, or an explicit grid, runs a module without its proofs") {
+  // compile() lowers affine_program assuming `out` (declared with n elements) covers every
+  // dispatch: its store at InvocationId.x is unchecked, and its launches must pass the tail guard
+  // and N <= n, which KernelArgs enforces (a violation would fail the dispatch).
+  FakeScope scope(Kernel::Affine);
+  const std::uint32_t n = 4096;
+  const auto compiled = fake().compile(affine_program(n));
+  const auto a = random_words(n, 5, kWordBound);
+  const std::vector<vyre::host::Bytes> inputs{bytes(a)};
+  const auto expected = affine_model(a, n);
+  Delta delta(fake());
+  CHECK(words(fake().dispatch(compiled, inputs).at(0)) == expected);
+  CHECK(delta("module_cache_misses") == 0);
+  DispatchConfig past;
+  past.dispatch_elements = n + 640;  // invocations n.. store past `out`: dropped
+  CHECK(words(fake().dispatch(compiled, inputs, past).at(0)) == expected);
+  CHECK(delta("module_cache_misses") == 1);
+  DispatchConfig grid;
+  grid.grid = std::array<std::uint32_t, 3>{n / 64 + 2, 1, 1};  // no tail guard: the same variant
+  CHECK(words(fake().dispatch(compiled, inputs, grid).at(0)) == expected);
+  CHECK(words(fake().dispatch(compiled, inputs).at(0)) == expected);
+  CHECK(delta("module_cache_misses") == 1);
+  CHECK(delta("kernel_launches") == 4);
+  CHECK(FakeScope::stats().violations == 0);
+}
+
 TEST_CASE("grid_sync: cooperative with fresh barrier state when co-resident, phases otherwise") {
   DispatchConfig fixpoint;
   fixpoint.fixpoint_iterations = 3;

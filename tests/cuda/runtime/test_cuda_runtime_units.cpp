@@ -278,6 +278,21 @@ TEST_CASE("kernel arguments follow the entry's parameter layout, one slot each")
   cu::LaunchBindings longer = bindings;
   longer.elements[0] = 17;
   expect_error([&] { cu::KernelArgs(declared, longer); }, VYRE_ERR_INTERNAL, "declared with 16");
+
+  // A covering buffer (LowerOptions::covering) is launched with the tail guard and at least N
+  // elements (the optimizer proved its accesses at InvocationId.x against N).
+  const auto covering = entry_with({{ParamKind::ElementCount, 2, 4, 0, true}, {ParamKind::ElementCount, 0, 4}});
+  cu::KernelArgs covered(covering, bindings);  // 1000 elements for N = 1000
+  CHECK(covered.values()[0] == 1000);
+  cu::LaunchBindings past = bindings;
+  past.n = 1001;
+  expect_error([&] { cu::KernelArgs(covering, past); }, VYRE_ERR_INTERNAL, "covers the dispatch");
+  cu::LaunchBindings unguarded = bindings;
+  unguarded.tail_guard = false;
+  expect_error([&] { cu::KernelArgs(covering, unguarded); }, VYRE_ERR_INTERNAL, "covers the dispatch");
+  cu::LaunchBindings smaller_n = bindings;  // more elements than N; buffer 0 (16) is not covering
+  smaller_n.n = 999;
+  CHECK(cu::KernelArgs(covering, smaller_n).values()[0] == 1000);
 }
 
 TEST_CASE("device ordinals: options first, then VYRE_CUDA_DEVICE_ORDINAL, then 0") {

@@ -206,7 +206,7 @@ EmittedEntry emit_elementwise_entry(const ProgramLayout& layout, const Target& t
                                     const ElementwiseShape& shape, bool sharded) {
   EmittedEntry out;
   out.entry.name = kElementwiseEntryName;
-  out.entry.params = kernel_params(*layout.program, sharded, false);
+  out.entry.params = kernel_params(*layout.program, sharded, false, layout.covering);
   out.entry.invocations_per_thread = kElementwiseLanes;
 
   FunctionEmitter f(layout, target);

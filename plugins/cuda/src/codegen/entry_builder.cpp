@@ -36,7 +36,7 @@ void emit_phases(FunctionEmitter& f, const EntryPlan& plan) {
 EmittedEntry emit_entry(const ProgramLayout& layout, const Target& target, const EntryPlan& plan) {
   EmittedEntry out;
   out.entry.name = plan.name;
-  out.entry.params = kernel_params(*layout.program, plan.sharded, plan.cooperative);
+  out.entry.params = kernel_params(*layout.program, plan.sharded, plan.cooperative, layout.covering);
   out.entry.shared_bytes = layout.shared_bytes;
   out.entry.cooperative = plan.cooperative;
 

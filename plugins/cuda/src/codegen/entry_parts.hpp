@@ -38,7 +38,8 @@ void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params);
 // A register holding WorkgroupId.x: %ctaid.x, plus the launch's workgroup_base in sharded entries.
 std::string workgroup_id_x(FunctionEmitter& f);
 
-// When tail_guard != 0 and InvocationId.x >= N, jump to `exit_label`.
+// When tail_guard != 0 (always, in a module with covering buffers) and InvocationId.x >= N, jump
+// to `exit_label`.
 void emit_tail_guard(FunctionEmitter& f, const std::string& exit_label);
 
 // Every invocation of the workgroup zeroes its share of the shared block, then bar.sync.

@@ -99,7 +99,10 @@ LoweredProgram lower(const Program& program, const Target& target, const LowerOp
   check_ops_lowered(program, target);
   codegen::ProgramLayout layout = codegen::analyze_program(program);
   std::optional<optimize::RangeAnalysis> ranges;
-  if (options.optimize) layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup});
+  if (options.optimize) {
+    layout.ranges = &ranges.emplace(program, optimize::RangeAssumptions{options.workgroup, options.covering});
+    layout.covering = ranges->covering_used();
+  }
   layout.launch_workgroup = options.workgroup;
   if (options.optimize && options.workgroup) {
     for (const auto& phase : layout.phases) {

@@ -66,14 +66,17 @@ ProgramLayout analyze_program(const Program& program) {
   return layout;
 }
 
-std::vector<KernelParam> kernel_params(const Program& program, bool sharded, bool cooperative) {
+std::vector<KernelParam> kernel_params(const Program& program, bool sharded, bool cooperative,
+                                       const std::vector<std::uint32_t>& covering) {
   std::vector<KernelParam> params;
   for (std::uint32_t i = 0; i < program.buffers.size(); ++i)
     if (program.buffers[i].access != Access::Workgroup)
       params.push_back({ParamKind::BufferPointer, i, 8});
-  for (std::uint32_t i = 0; i < program.buffers.size(); ++i)
-    if (program.buffers[i].access != Access::Workgroup)
-      params.push_back({ParamKind::ElementCount, i, 4, program.buffers[i].count});
+  for (std::uint32_t i = 0; i < program.buffers.size(); ++i) {
+    if (program.buffers[i].access == Access::Workgroup) continue;
+    const bool covers = std::find(covering.begin(), covering.end(), i) != covering.end();
+    params.push_back({ParamKind::ElementCount, i, 4, program.buffers[i].count, covers});
+  }
   params.push_back({ParamKind::DispatchN, 0, 4});
   params.push_back({ParamKind::TailGuard, 0, 4});
   if (sharded) {

@@ -47,6 +47,9 @@ struct ProgramLayout {
   // can never observe the zero start of its workgroup memory (optimize/workgroup_init.hpp), so the
   // shared block is not zeroed (nor the barrier after zeroing emitted) at its start.
   std::vector<bool> skip_zero_shared;
+  // Set by lower() (with the optimizer): the covering buffers the range analysis relied on
+  // (LowerOptions::covering, ascending); their ElementCount parameters are marked covers_n.
+  std::vector<std::uint32_t> covering;
   // Set by lower() (with the optimizer): math-library functions are pasted at their uses, within
   // an instruction budget per function, instead of called (codegen/math_call.cpp).
   bool inline_math = false;
@@ -57,7 +60,9 @@ struct ProgramLayout {
 ProgramLayout analyze_program(const Program& program);
 
 // The kernel parameters of lowering.hpp's layout for `program` (sharded: with the shard
-// parameters; cooperative: with the grid-barrier state pointer).
-std::vector<KernelParam> kernel_params(const Program& program, bool sharded, bool cooperative);
+// parameters; cooperative: with the grid-barrier state pointer; the ElementCount of each buffer in
+// `covering` marked covers_n).
+std::vector<KernelParam> kernel_params(const Program& program, bool sharded, bool cooperative,
+                                       const std::vector<std::uint32_t>& covering = {});
 
 }  // namespace vyre::cuda::codegen

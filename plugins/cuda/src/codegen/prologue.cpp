@@ -56,6 +56,9 @@ void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params) {
   f.params.pointer.assign(buffers, {});
   f.params.count.assign(buffers, {});
   bool guarded = !f.layout().full_workgroup;  // N and tail_guard are read only by the tail guard
+  // A module with covering buffers is launched only with the tail guard on (kernel_args.cpp), so
+  // its guard does not read the flag.
+  const bool flag_read = guarded && f.layout().covering.empty();
   for (const KernelParam& param : params) {
     switch (param.kind) {
       case ParamKind::BufferPointer: f.params.pointer[param.buffer] = load_pointer(f, param); break;
@@ -64,7 +67,7 @@ void emit_prologue(FunctionEmitter& f, const std::vector<KernelParam>& params) {
         if (guarded) f.params.dispatch_n = load_u32(f, param);
         break;
       case ParamKind::TailGuard:
-        if (guarded) f.params.tail_guard = load_u32(f, param);
+        if (flag_read) f.params.tail_guard = load_u32(f, param);
         break;
       case ParamKind::WorkgroupBase: f.params.workgroup_base = load_u32(f, param); break;
       case ParamKind::GridX: f.params.grid_x = load_u32(f, param); break;
@@ -100,6 +103,10 @@ void emit_tail_guard(FunctionEmitter& f, const std::string& exit_label) {
   f.ins("mad.lo.u32 {}, {}, {}, {};", id, group, size, local);
   std::string beyond = f.reg(RegClass::Pred);
   f.ins("setp.ge.u32 {}, {}, {};", beyond, id, f.params.dispatch_n);
+  if (f.params.tail_guard.empty()) {  // always on (see emit_prologue)
+    f.ins("@{} bra {};", beyond, exit_label);
+    return;
+  }
   std::string guarded = f.reg(RegClass::Pred);
   f.ins("setp.ne.u32 {}, {}, 0;", guarded, f.params.tail_guard);
   std::string skip = f.reg(RegClass::Pred);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vyre/buffer_index.hpp"
+#include "vyre/geometry.hpp"
 #include "vyre/scoped_names.hpp"
 #include "vyre/typing.hpp"
 
@@ -332,12 +333,19 @@ class RangeWalk {
       : out_(out), program_(program), buffers_(program), assumptions_(assumptions) {
     collect_assigned(program.body, assigned_);
     interned_.reserve(1024);
+    // The covering facts rest on the tail guard, which full-workgroup code does not have.
+    if (!needs_full_workgroups(program)) {
+      for (std::uint32_t b : assumptions.covering)
+        if (b < program.buffers.size() && program.buffers[b].access != Access::Workgroup) covering_.insert(b);
+    }
+    invocation_x_ = intern({kBuiltin, static_cast<std::uint64_t>(ExprKind::InvocationId), 0, 0, 0});
   }
 
   void run() {
     open();
     for (const Node& n : program_.body) statement(n);
     close();
+    out_.covering_used_.assign(covering_used_.begin(), covering_used_.end());
   }
 
  private:
@@ -346,6 +354,9 @@ class RangeWalk {
   BufferIndex buffers_;
   const RangeAssumptions& assumptions_;
   std::set<std::string> assigned_;
+  std::set<std::uint32_t> covering_;       // RangeAssumptions::covering, where it holds
+  std::set<std::uint32_t> covering_used_;  // those that proved an access
+  Canon invocation_x_ = 0;                 // InvocationId.x's canon
   ScopedNames<Binding> bindings_;
   Scope types_;
   Facts facts_;
@@ -479,8 +490,16 @@ class RangeWalk {
       out_.proven_.insert(site);
       return;
     }
-    if (decl.access == Access::Workgroup) return;
-    if (u32_index && index.canon && facts_.below_len(*index.canon, *position)) out_.proven_.insert(site);
+    if (decl.access == Access::Workgroup || !u32_index || !index.canon) return;
+    if (facts_.below_len(*index.canon, *position)) {
+      out_.proven_.insert(site);
+      return;
+    }
+    const auto buffer = static_cast<std::uint32_t>(*position);
+    if (*index.canon == invocation_x_ && covering_.count(buffer) != 0) {
+      out_.proven_.insert(site);
+      covering_used_.insert(buffer);
+    }
   }
 
   // ---- guard facts ----
@@ -812,6 +831,18 @@ class RangeWalk {
 
 RangeAnalysis::RangeAnalysis(const Program& program, const RangeAssumptions& assumptions) {
   RangeWalk(*this, program, assumptions).run();
+}
+
+std::vector<std::uint32_t> covering_candidates(const Program& program,
+                                               const std::optional<std::array<std::uint32_t, 3>>& workgroup) {
+  if (needs_full_workgroups(program)) return {};
+  RangeAssumptions assumptions{workgroup, {}};
+  for (std::uint32_t b = 0; b < program.buffers.size(); ++b) {
+    const BufferDecl& decl = program.buffers[b];
+    if (decl.access != Access::Workgroup) assumptions.covering.push_back(b);
+  }
+  if (assumptions.covering.empty()) return {};
+  return RangeAnalysis(program, assumptions).covering_used();
 }
 
 }  // namespace vyre::cuda::optimize

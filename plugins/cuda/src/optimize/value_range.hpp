@@ -34,7 +34,14 @@
 //     refuses to launch with another length (KernelParam::declared_count, kernel_args.cpp);
 //   - runtime-sized global buffers (count 0): only under a dominating guard `x < BufLen(b)` (or
 //     `x < min(BufLen(b), ...)`, or a loop `Loop(x, _, BufLen(b))`) for the same stable index x and
-//     the same buffer b: their length is a launch parameter.
+//     the same buffer b: their length is a launch parameter;
+//   - and, for the covering global buffers of the launch (RangeAssumptions::covering; declared with
+//     a count or not), where the index is InvocationId.x itself (or a never-assigned variable bound
+//     to it): every launch of such a module applies the tail guard, so an invocation that runs has
+//     InvocationId.x < N, and binds each covering buffer with at least N elements, so
+//     InvocationId.x < BufLen(b) holds from the first statement on. The runtime checks both facts
+//     before every launch (runtime/exec_plan.cpp picks the module; kernel_args.cpp refuses any
+//     other launch), and lowers a module without them for a dispatch that lacks them.
 //
 // LocalId is launch-dependent: DispatchConfig::workgroup_override changes the workgroup size. The
 // runtime therefore lowers (and caches) one module per effective workgroup size and passes it here
@@ -49,6 +56,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "vyre/ir.hpp"
 
@@ -67,6 +75,11 @@ struct Interval {
 struct RangeAssumptions {
   // The workgroup size of every launch (x, y, z), when the module is specialised to one.
   std::optional<std::array<std::uint32_t, 3>> workgroup;
+  // Global buffers (indices into Program::buffers, ascending) that cover the
+  // dispatch: every launch applies the tail guard and binds each with at least N elements (see
+  // above). Ignored for a program that runs in full-workgroup mode (vyre::needs_full_workgroups),
+  // whose code has no tail guard.
+  std::vector<std::uint32_t> covering = {};
 };
 
 class RangeAnalysis {
@@ -97,6 +110,10 @@ class RangeAnalysis {
   std::size_t accesses() const { return accesses_; }
   std::size_t proven() const { return proven_.size(); }
 
+  // The buffers of RangeAssumptions::covering that proved an access no guard of the program
+  // proves (ascending): the facts a launch must have for this module's proofs to hold.
+  const std::vector<std::uint32_t>& covering_used() const { return covering_used_; }
+
   // A never-assigned variable read under guards has its initialiser evaluated again under them
   // (through at most 4 nested variables); at most this many expression nodes per analysis are so
   // evaluated, whatever the program. reevaluated_nodes(): how many were.
@@ -109,9 +126,18 @@ class RangeAnalysis {
   std::unordered_set<const void*> proven_;
   std::unordered_set<const Expr*> plain_divisions_;
   std::unordered_map<const Node*, std::pair<std::uint32_t, std::uint32_t>> constant_loops_;
+  std::vector<std::uint32_t> covering_used_;
   std::size_t accesses_ = 0;
   std::uint64_t reevaluated_nodes_ = 0;
 };
+
+// The global buffers whose covering fact (RangeAssumptions::covering) would prove
+// some access of `program` that nothing else proves, for launches of `workgroup` (ascending; empty
+// for a program in full-workgroup mode). The runtime lowers a program's first module assuming
+// these cover every dispatch, which elementwise dispatches (N the output's length, the inputs as
+// long) do.
+std::vector<std::uint32_t> covering_candidates(const Program& program,
+                                               const std::optional<std::array<std::uint32_t, 3>>& workgroup);
 
 // The full interval of a value of type `t` (bool: [0, 1]; 64-bit types: [0, 2^64 - 1]).
 Interval full_range(Type t);

@@ -4,6 +4,8 @@
 
 #include "vyre/error.hpp"
 
+#include "optimize/value_range.hpp"
+
 #include "runtime/cuda_program.hpp"
 #include "runtime/device_work.hpp"
 #include "runtime/fault_injection.hpp"
@@ -24,8 +26,11 @@ void CudaBackend::device_profile(vyre_device_profile& out) {
 
 std::shared_ptr<kit::CompiledProgram> CudaBackend::compile(Program program, std::string fingerprint) {
   runtime_->bind();
-  auto module = runtime_->modules().get(program, fingerprint, LowerOptions{.workgroup = program.workgroup_size});
-  return std::make_shared<CudaProgram>(std::move(program), std::move(fingerprint), std::move(module));
+  auto covering = optimize::covering_candidates(program, program.workgroup_size);
+  auto module = runtime_->modules().get(program, fingerprint,
+                                        LowerOptions{.workgroup = program.workgroup_size, .covering = covering});
+  return std::make_shared<CudaProgram>(std::move(program), std::move(fingerprint), std::move(covering),
+                                       std::move(module));
 }
 
 void CudaBackend::dispatch(const kit::HostDispatch& dispatch) {

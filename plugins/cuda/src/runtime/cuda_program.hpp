@@ -2,16 +2,21 @@
 // module. Dispatches reuse it without re-lowering, re-hashing or re-loading anything.
 //
 // Every module is specialised to one launch workgroup size (LowerOptions::workgroup: the optimizer
-// drops bounds checks that LocalId's bound proves, and the entries declare .reqntid). compile()
-// loads the one for the declared workgroup_size; a dispatch with a workgroup_override, or a
-// sharded dispatch, gets its own variant on first use (module_for).
+// drops bounds checks that LocalId's bound proves, and the entries declare .reqntid) and to the
+// buffers that cover every launch (LowerOptions::covering: accesses at InvocationId.x lose their
+// checks). compile() loads the one for the declared workgroup_size that assumes every candidate
+// buffer (optimize::covering_candidates) covers the dispatch, as elementwise dispatches do; a
+// dispatch with a workgroup_override, without the tail guard (an explicit grid), with a candidate
+// buffer shorter than N, or sharded gets its own variant on first use (module_for).
 #pragma once
 
 #include <array>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "runtime/module_cache.hpp"
 #include "runtime/module_loader.hpp"
@@ -21,29 +26,42 @@ namespace vyre::cuda {
 
 class CudaProgram final : public kit::CompiledProgram {
  public:
-  CudaProgram(Program program, std::string fingerprint, std::shared_ptr<const LoadedModule> module)
-      : kit::CompiledProgram(std::move(program), std::move(fingerprint)), module_(std::move(module)) {}
+  CudaProgram(Program program, std::string fingerprint, std::vector<std::uint32_t> covering,
+              std::shared_ptr<const LoadedModule> module)
+      : kit::CompiledProgram(std::move(program), std::move(fingerprint)),
+        covering_(std::move(covering)),
+        module_(std::move(module)) {}
 
-  // The module compiled with the program: unsharded, for the declared workgroup_size.
+  // The module compiled with the program: unsharded, for the declared workgroup_size, assuming
+  // covering() covers every launch.
   const LoadedModule& module() const { return *module_; }
+  // The candidate covering buffers (ascending) module() assumes.
+  const std::vector<std::uint32_t>& covering() const { return covering_; }
 
   // The module for launches of `workgroup` invocations per workgroup, sharded (group dispatches,
-  // LowerOptions::sharded) or not: module() for the declared size unsharded, else a variant
-  // lowered and loaded from `modules` (this instance's cache) on first use; plain dispatches never
-  // pay for one. Thread-safe; a failed load is not kept, so a later call retries.
-  const LoadedModule& module_for(ModuleCache& modules, const std::array<std::uint32_t, 3>& workgroup,
-                                 bool sharded) const {
-    if (!sharded && workgroup == program().workgroup_size) return *module_;
+  // LowerOptions::sharded) or not, whose `covering` buffers (a subset of covering(); none for
+  // sharded) cover the launch: module() for the declared size, unsharded, with every candidate
+  // covering; else a variant lowered and loaded from `modules` (this instance's cache) on first
+  // use, so elementwise dispatches never pay for one. Thread-safe; a failed load is not kept, so a
+  // later call retries.
+  const LoadedModule& module_for(ModuleCache& modules, const std::array<std::uint32_t, 3>& workgroup, bool sharded,
+                                 const std::vector<std::uint32_t>& covering) const {
+    if (!sharded && workgroup == program().workgroup_size && covering == covering_) return *module_;
     std::lock_guard lock(variants_mutex_);
-    auto& variant = variants_[{sharded, workgroup}];
-    if (!variant) variant = modules.get(program(), fingerprint(), LowerOptions{.sharded = sharded, .workgroup = workgroup});
+    auto& variant = variants_[{sharded, workgroup, covering}];
+    if (!variant) {
+      variant = modules.get(program(), fingerprint(),
+                            LowerOptions{.sharded = sharded, .workgroup = workgroup, .covering = covering});
+    }
     return *variant;
   }
 
  private:
+  using VariantKey = std::tuple<bool, std::array<std::uint32_t, 3>, std::vector<std::uint32_t>>;
+  std::vector<std::uint32_t> covering_;
   std::shared_ptr<const LoadedModule> module_;
   mutable std::mutex variants_mutex_;
-  mutable std::map<std::pair<bool, std::array<std::uint32_t, 3>>, std::shared_ptr<const LoadedModule>> variants_;
+  mutable std::map<VariantKey, std::shared_ptr<const LoadedModule>> variants_;
 };
 
 // The CudaProgram behind a kit program handle (every program of this backend is one).

@@ -89,6 +89,17 @@ IndexRange planned_invocations(const ExecPlan& plan) {
   return IndexRange{0, invocation_extent_x(plan.geometry)};
 }
 
+// The program's candidate covering buffers this dispatch has (LowerOptions::covering): each bound
+// with at least N elements, where the dispatch applies the tail guard; none for a shard.
+std::vector<std::uint32_t> dispatch_covering(const CudaProgram& program, const LaunchGeometry& geometry,
+                                             const std::vector<std::uint64_t>& buffer_elements, bool sharded) {
+  std::vector<std::uint32_t> covering;
+  if (sharded || !geometry.tail_guard) return covering;
+  for (std::uint32_t b : program.covering())
+    if (b < buffer_elements.size() && buffer_elements[b] >= geometry.n) covering.push_back(b);
+  return covering;
+}
+
 }  // namespace
 
 const CudaProgram& cuda_program(const kit::CompiledProgram& program) {
@@ -101,7 +112,7 @@ const CudaProgram& cuda_program(const kit::CompiledProgram& program) {
 }
 
 ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry,
-                        const std::optional<ShardRange>& shard) {
+                        const std::vector<std::uint64_t>& buffer_elements, const std::optional<ShardRange>& shard) {
   ExecPlan plan;
   plan.geometry = geometry;
   plan.shard = shard;
@@ -111,10 +122,13 @@ ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const Laun
   if (shard) plan.grid[0] = shard->count;
   // The device's limits first, so that a workgroup it cannot launch never lowers a module variant
   // (every variant has the same shared memory); then the module specialised to this launch's
-  // workgroup size (workgroup_override included: its entries require it with .reqntid).
+  // workgroup size (workgroup_override included: its entries require it with .reqntid) and to the
+  // buffers that cover it.
   const KernelFunction& declared = program.module().whole;
   check_geometry(runtime.device(), declared.entry.name, plan.grid, geometry.workgroup, declared.static_shared_bytes, 0);
-  const LoadedModule& module = program.module_for(runtime.modules(), geometry.workgroup, shard.has_value());
+  const LoadedModule& module =
+      program.module_for(runtime.modules(), geometry.workgroup, shard.has_value(),
+                         dispatch_covering(program, geometry, buffer_elements, shard.has_value()));
   check_kernel(runtime, module.whole, plan);
   const KernelFunction* elementwise = runtime.elementwise_entries() ? elementwise_kernel(module, geometry) : nullptr;
   if (elementwise != nullptr) {

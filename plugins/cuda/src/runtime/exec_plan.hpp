@@ -43,9 +43,12 @@ struct ExecPlan {
 };
 
 // Every device-dependent check (limits, residency). Throws vyre::Error (VYRE_ERR_LIMIT mostly)
-// before any device work. The context must be current. With `shard`, only its workgroups run (an
-// empty shard: nothing), through the program's sharded module (loaded here on first use).
+// before any device work. The context must be current. `buffer_elements`: the element count each
+// declared buffer is bound with (as make_bindings takes them), which chooses the module whose
+// covering buffers (LowerOptions::covering) this dispatch has. With `shard`, only its workgroups
+// run (an empty shard: nothing), through the program's sharded module (loaded here on first use).
 ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry,
+                        const std::vector<std::uint64_t>& buffer_elements,
                         const std::optional<ShardRange>& shard = std::nullopt);
 
 // Launch bindings for `program`'s buffers: pointers[i] and elements[i] per declared buffer; N and

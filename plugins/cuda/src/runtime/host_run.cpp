@@ -20,7 +20,7 @@ std::unique_ptr<HostRun> HostRun::start(std::shared_ptr<Runtime> runtime, const 
   const auto started = std::chrono::steady_clock::now();
   runtime->bind();
   const CudaProgram& program = cuda_program(*dispatch.program);
-  const ExecPlan plan = plan_execution(*runtime, program, dispatch.geometry);  // every check
+  const ExecPlan plan = plan_execution(*runtime, program, dispatch.geometry, dispatch.buffer_elements);  // every check
   std::unique_ptr<HostRun> run(new HostRun(std::move(runtime), dispatch));
   run->timer_.set_started(started);
   run->queue(dispatch, plan, timed, StopCondition(dispatch.config, started, nullptr));

@@ -25,7 +25,8 @@ constexpr const char* kLayoutFix =
 }
 
 // The message is formatted only on failure: this runs for every parameter of every launch.
-std::uint64_t count_value(std::uint64_t value, const KernelParam& param, const KernelEntry& entry) {
+std::uint64_t count_value(std::uint64_t value, const KernelParam& param, const KernelEntry& entry,
+                          const LaunchBindings& bindings) {
   if (value > UINT32_MAX) fail_u32(value, fmt::format("the element count of buffer {}", param.buffer), entry);
   // The kit has checked every binding already; this guards the accesses the optimizer proved
   // against the declared count from any path that would launch with another length.
@@ -34,6 +35,14 @@ std::uint64_t count_value(std::uint64_t value, const KernelParam& param, const K
          fmt::format("Kernel `{}`: buffer {} is declared with {} elements but {} are bound", entry.name,
                      param.buffer, param.declared_count, value),
          "this is a bug in the vyre runtime (bindings are checked before launch); report it with the program");
+  }
+  // The same for accesses proved by a covering buffer's facts (LowerOptions::covering).
+  if (param.covers_n && (!bindings.tail_guard || value < bindings.n)) {
+    fail(VYRE_ERR_INTERNAL,
+         fmt::format("Kernel `{}` assumes buffer {} covers the dispatch, but {} elements are bound for N = {}{}",
+                     entry.name, param.buffer, value, bindings.n, bindings.tail_guard ? "" : " without the tail guard"),
+         "this is a bug in the vyre runtime (exec_plan.cpp picks a module the dispatch's facts allow); report it "
+         "with the program");
   }
   return value;
 }
@@ -55,7 +64,7 @@ std::uint64_t param_value(const KernelParam& param, const KernelEntry& entry,
   }
   switch (param.kind) {
     case ParamKind::BufferPointer: return bindings.pointers[param.buffer];
-    case ParamKind::ElementCount: return count_value(bindings.elements[param.buffer], param, entry);
+    case ParamKind::ElementCount: return count_value(bindings.elements[param.buffer], param, entry, bindings);
     case ParamKind::DispatchN: return n_value(bindings.n, entry);
     case ParamKind::TailGuard: return bindings.tail_guard ? 1 : 0;
     case ParamKind::WorkgroupBase: return bindings.workgroup_base;

@@ -32,8 +32,10 @@ class KernelArgs {
   // longer tables (programs with more than 10 buffers) use the heap.
   static constexpr std::size_t kInline = 24;
 
-  // Throws vyre::Error: VYRE_ERR_INTERNAL for a parameter naming a buffer the bindings lack or a
-  // cooperative entry without barrier memory; VYRE_ERR_LIMIT for an element count or N above u32.
+  // Throws vyre::Error: VYRE_ERR_INTERNAL for a parameter naming a buffer the bindings lack, a
+  // cooperative entry without barrier memory, or a count the entry's proofs rule out (one other
+  // than a declared count; below N, or without the tail guard, for a covering buffer);
+  // VYRE_ERR_LIMIT for an element count or N above u32.
   KernelArgs(const KernelEntry& entry, const LaunchBindings& bindings);
   KernelArgs(const KernelArgs& other);
   KernelArgs& operator=(const KernelArgs& other);

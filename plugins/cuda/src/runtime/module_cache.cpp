@@ -40,7 +40,15 @@ std::string module_cache_key(const std::string& fingerprint, const Target& targe
                              const LowerOptions& options) {
   std::string key = fingerprint + "|" + target.name() + "|" + kCodegenConfig + (options.sharded ? "|sharded" : "");
   if (const auto& wg = options.workgroup) key += "|wg=" + std::to_string((*wg)[0]) + "x" + std::to_string((*wg)[1]) + "x" + std::to_string((*wg)[2]);
-  if (!options.optimize) key += "|noopt";
+  if (!options.optimize) {
+    key += "|noopt";
+  } else if (!options.covering.empty()) {
+    key += "|cover=";
+    for (std::size_t i = 0; i < options.covering.size(); ++i) {
+      if (i > 0) key += ',';
+      key += std::to_string(options.covering[i]);
+    }
+  }
   return key;
 }
 

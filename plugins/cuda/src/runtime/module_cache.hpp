@@ -23,7 +23,8 @@ inline constexpr const char* kCodegenConfig = "vyre-ptx-lowering/2";
 
 // "<fingerprint>|sm_90|vyre-ptx-lowering/2", with "|sharded" for LowerOptions::sharded and
 // "|wg=XxYxZ" for LowerOptions::workgroup (the optimizer specialises a module to its launch
-// workgroup size, so each size is its own module) and "|noopt" without the optimizer.
+// workgroup size, so each size is its own module), "|cover=0,2" for LowerOptions::covering (the
+// buffers assumed to cover every launch) and "|noopt" without the optimizer (covering ignored).
 std::string module_cache_key(const std::string& fingerprint, const Target& target,
                              const LowerOptions& options = {});
 

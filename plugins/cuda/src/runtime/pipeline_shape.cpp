@@ -17,7 +17,7 @@ constexpr std::uint64_t kAlignment = 256;
 PipelineShape::PipelineShape(std::shared_ptr<Runtime> runtime, const kit::HostDispatch& dispatch)
     : runtime_(std::move(runtime)) {
   Runtime& rt = *runtime_;
-  plan_ = plan_execution(rt, cuda_program(*dispatch.program), dispatch.geometry);  // every check
+  plan_ = plan_execution(rt, cuda_program(*dispatch.program), dispatch.geometry, dispatch.buffer_elements);  // every check
   layout_ = host_layout(dispatch, plan_);
   staging_mode_ = choose_host_staging(rt, plan_, layout_);
   // Only the mapped staging's kernel graph was measured faster than a plain dispatch; image and

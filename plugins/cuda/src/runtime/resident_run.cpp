@@ -89,7 +89,8 @@ std::unique_ptr<ResidentRun> ResidentRun::start(std::shared_ptr<Runtime> runtime
   runtime->bind();
   if (dispatch.after_native_stream) refuse_capturing_stream(*runtime, *dispatch.after_native_stream);
   const ExecPlan plan =
-      plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry, dispatch.shard);
+      plan_execution(*runtime, cuda_program(*dispatch.program), dispatch.geometry, dispatch.buffer_elements,
+                     dispatch.shard);
   const std::vector<CudaResident*> bound = bound_residents(dispatch);  // foreign handles fail here
   // Queue on the stream that already orders the bound buffers' last operations, when there is
   // one: then no cross-stream wait is needed (a chain of dispatches stays on one stream).

@@ -29,7 +29,7 @@ struct PreparedRead {
 
 PreparedStep prepare_step(Runtime& runtime, const kit::ResidentDispatch& step, InFlightGuard& in_flight) {
   PreparedStep prepared;
-  prepared.plan = plan_execution(runtime, cuda_program(*step.program), step.geometry);
+  prepared.plan = plan_execution(runtime, cuda_program(*step.program), step.geometry, step.buffer_elements);
   Block unused_staging;
   Block unused_device;
   auto pointers = bind_resident(runtime, step, false, unused_staging, unused_device, nullptr);
