@@ -9,9 +9,9 @@
 // exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
 // P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale (all at
 // twice their value, exp_pair_f32); tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1)
-// rounded once, then one fma. The reciprocals of 2P in [1.4, 3] (cosh) and of d in [2, 2^30]
-// (tanh) are recip_refined_f32 (common.hpp); sinh's of 2P is the unrefined guess
-// (recip_guess_f32), see exp_pair_f32.
+// rounded once, then one fma. The reciprocal of d in [2, 2^30] (tanh) is recip_refined_f32
+// (common.hpp); sinh's and cosh's of 2P are the unrefined guess (recip_guess_f32), see
+// exp_pair_f32.
 #pragma once
 
 #include <type_traits>
@@ -116,11 +116,14 @@ typename P::template F<B> tanh_dw(B& b, const typename P::template F<B>& x) {
 // Q's coefficients doubled (common.hpp doubled()) give p2 = fma(r, 2Q, 2) = 2 P exactly, and
 // v2 = 2 v, so the result v 2^(k-1) is the one product v2 2^(k-2).
 inline constexpr auto kExpm1Doubled = doubled(poly::k_expm1_f32);
+inline constexpr float kCoshLow = 0x1p-22f;  // cosh(2^-22) = 1 + 2^-45: rounds to 1
 
 template <class B>
 typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   using C = HyperbolicConstants<P32>;
-  auto ac = b.sel(b.gt(a, b.c(C::kClampF32)), b.c(C::kClampF32), a);
+  // cosh raises a below 2^-22 to it (cosh rounds to 1 on all of [0, 2^-22]); see the reciprocal.
+  auto al = sign > 0 ? b.sel(b.lt(a, b.c(kCoshLow)), b.c(kCoshLow), a) : a;
+  auto ac = b.sel(b.gt(al, b.c(C::kClampF32)), b.c(C::kClampF32), al);
   auto e = exp_f32_parts(b, ac, kExpm1Doubled.c);  // e.q = 2 Q(r)
   auto p2 = b.fma(e.r, e.q, b.c(2.0f));
   // kk - 1 with kk = min(k, kMaxK), from the bits of the rounding sum (one VIADDMNMX).
@@ -132,10 +135,14 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   // whatever this does to its bits, and v2 NaN.
   // sinh (a >= 1, so k >= 1) weighs 1/p by 2^-2k: at k = 1 (p >= 1.36) v = p - 2^-2/p is above
   // 1.18, at k >= 2 above 0.61, so the guess's error (1 ulp of 1/p) is at most 1/8 ulp of v, and
-  // the unrefined guess keeps sinh within 1 ULP (ACCURACY.md). cosh at small a weighs 1/p like p
-  // (cosh(0) would be 1 - 2^-24 for a guess of 1 - 2^-23), so it takes the refined reciprocal.
+  // the unrefined guess keeps sinh within 1 ULP (ACCURACY.md). cosh at small a weighs 1/p like p,
+  // so a guess of 1/2 - 2^-24 for 1/2 (two float spacings below, within 1 ulp of 1/2 as
+  // rcp.approx's bound counts it) would make cosh(0) 1 - 2^-24. Raised to 2^-22, a makes p2 =
+  // 2 + 2^-21, and every admissible guess of 1/p2 then gives v2 = 4 (a tie at most, to even), so
+  // cosh is 1 wherever it should round to 1; elsewhere the guess alone keeps cosh within 1 ULP
+  // (exhaustively, ACCURACY.md), and the Newton step of recip_refined_f32 is not needed.
   // Each guess of 1/p2 is exactly half the guess of 1/p the CPU model offers at the same rank.
-  auto inv = sign < 0 ? recip_guess_f32(b, p2) : recip_refined_f32(b, p2);
+  auto inv = recip_guess_f32(b, p2);
   auto scaled = P32::from_bits(b, b.sub(b.bits(inv), b.shl(kk1, b.u32(P32::kMantissaBits + 1))));
   auto g2 = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1
   // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back (2 - p2 is
