@@ -1,6 +1,7 @@
 #include "runtime/exec_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -89,15 +90,24 @@ IndexRange planned_invocations(const ExecPlan& plan) {
   return IndexRange{0, invocation_extent_x(plan.geometry)};
 }
 
-// The program's candidate covering buffers this dispatch has (LowerOptions::covering): each bound
-// with at least N elements, where the dispatch applies the tail guard; none for a shard.
-std::vector<std::uint32_t> dispatch_covering(const CudaProgram& program, const LaunchGeometry& geometry,
-                                             const std::vector<std::uint64_t>& buffer_elements, bool sharded) {
+// Whether this dispatch binds buffer b with at least N elements under the tail guard: b covers it
+// (LowerOptions::covering).
+bool covers(std::uint32_t b, const LaunchGeometry& geometry, const std::vector<std::uint64_t>& buffer_elements) {
+  return geometry.tail_guard && b < buffer_elements.size() && buffer_elements[b] >= geometry.n;
+}
+
+// The module for this dispatch: compile()'s own where the dispatch has the workgroup and every
+// covering buffer it assumes (the common case, decided without allocating: this runs per
+// dispatch), else the variant for the workgroup, shard and the program's candidate buffers the
+// dispatch does cover (none for a shard).
+const LoadedModule& dispatch_module(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry,
+                                    const std::vector<std::uint64_t>& buffer_elements, bool sharded) {
+  const auto& candidates = program.covering();
+  const bool all = std::ranges::all_of(candidates, [&](std::uint32_t b) { return covers(b, geometry, buffer_elements); });
+  if (!sharded && all && geometry.workgroup == program.program().workgroup_size) return program.module();
   std::vector<std::uint32_t> covering;
-  if (sharded || !geometry.tail_guard) return covering;
-  for (std::uint32_t b : program.covering())
-    if (b < buffer_elements.size() && buffer_elements[b] >= geometry.n) covering.push_back(b);
-  return covering;
+  if (!sharded) std::ranges::copy_if(candidates, std::back_inserter(covering), [&](std::uint32_t b) { return covers(b, geometry, buffer_elements); });
+  return program.module_for(runtime.modules(), geometry.workgroup, sharded, covering);
 }
 
 }  // namespace
@@ -126,9 +136,7 @@ ExecPlan plan_execution(Runtime& runtime, const CudaProgram& program, const Laun
   // buffers that cover it.
   const KernelFunction& declared = program.module().whole;
   check_geometry(runtime.device(), declared.entry.name, plan.grid, geometry.workgroup, declared.static_shared_bytes, 0);
-  const LoadedModule& module =
-      program.module_for(runtime.modules(), geometry.workgroup, shard.has_value(),
-                         dispatch_covering(program, geometry, buffer_elements, shard.has_value()));
+  const LoadedModule& module = dispatch_module(runtime, program, geometry, buffer_elements, shard.has_value());
   check_kernel(runtime, module.whole, plan);
   const KernelFunction* elementwise = runtime.elementwise_entries() ? elementwise_kernel(module, geometry) : nullptr;
   if (elementwise != nullptr) {
