@@ -3,10 +3,13 @@
 // constant loops) run on reference_cpu, and every value they store must lie in the interval the
 // analysis gave the stored expression (guards `x < y`, `x <= y` and `x != 0` included), and every
 // workgroup-buffer store (and BufLen-guarded global store) the analysis proved in bounds must only
-// ever see in-range indices. A failure prints the program as JSON.
+// ever see in-range indices. And random tail-guarded programs under the covering facts the runtime
+// assumes first (optimize::covering_candidates): every store to the covering buffer the analysis
+// proves in bounds sees only indices below N on reference_cpu. A failure prints the program as JSON.
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -287,4 +290,94 @@ TEST_CASE("every value reference_cpu stores lies in the analysis's interval; pro
   CHECK(checked_values > 10000);
   CHECK(proved_tiles > 20);
   CHECK(proved_probes > 20);
+}
+
+namespace {
+
+constexpr std::uint32_t kCovered = 50;  // N, and the count of `probe`: a covering buffer with no slack
+
+// A random tail-guarded program: each statement stores into `probe` at an index that is
+// InvocationId.x (directly or through a variable) or near it (one off, through an assigned variable,
+// or any expression), maybe under a guard, and records the index it used.
+vyre::Program random_covered_program(Generator& g) {
+  vyre::ProgramBuilder b;
+  b.workgroup(32);
+  b.buffer("in", Access::Read, Type::U32);
+  b.buffer("out", Access::Output, Type::U32, kStatements * kCovered);
+  b.buffer("written", Access::Output, Type::U32, kStatements * kCovered);
+  b.buffer("probe", Access::Output, Type::U32, kCovered);
+  b.let("slot", invocation_id(0));
+  b.let("i", invocation_id(0));
+  b.let("moved", invocation_id(0));  // assigned below: not the invocation index any more
+  b.assign("moved", var("moved") + u32(g.pick(2)));
+  for (std::uint32_t j = 0; j < kStatements; ++j) {
+    Expr index = u32(0);
+    switch (g.pick(7)) {
+      case 0: index = invocation_id(0); break;
+      case 1: index = var("i"); break;
+      case 2: index = var("i") + u32(1 + g.pick(2)); break;
+      case 3: index = var("i") - u32(1); break;
+      case 4: index = var("moved"); break;
+      case 5: index = invocation_id(0) + invocation_id(1); break;
+      default: index = g.u32_expr(2); break;
+    }
+    auto body = [&] {
+      b.store(vyre::Buf{"probe"}, index, u32(1));
+      b.store(vyre::Buf{"out"}, u32(j * kCovered) + var("slot"), index);
+      b.store(vyre::Buf{"written"}, u32(j * kCovered) + var("slot"), u32(1));
+    };
+    if (g.pick(3) == 0) {
+      b.if_(g.condition(1), body);
+    } else {
+      body();
+    }
+  }
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("covering buffers: a store proved by the fact N <= BufLen only ever sees indices below N") {
+  std::size_t proved = 0, kept = 0, checked = 0;
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    Generator g(seed);
+    const vyre::Program program = random_covered_program(g);
+    INFO("seed " << seed << ": " << vyre::to_json(program));
+    vyre::validate_or_throw(program);
+    const std::array<std::uint32_t, 3> workgroup{32, 1, 1};
+    // As the runtime lowers a program first: every candidate assumed to cover the dispatch.
+    const opt::RangeAnalysis ranges(program, opt::RangeAssumptions{workgroup, opt::covering_candidates(program, workgroup)});
+    std::vector<std::uint32_t> in(kInputs);
+    for (std::uint32_t i = 0; i < kInputs; ++i) in[i] = static_cast<std::uint32_t>(g.pick(0xFFFFFFFFu)) >> g.pick(32);
+    vyre::DispatchConfig config;
+    config.dispatch_elements = kCovered;  // the tail guard: invocations 0..49 of two workgroups of 32
+    const auto compiled = reference().compile(program);
+    const std::vector<vyre::host::Bytes> inputs{std::as_bytes(std::span(in))};
+    const auto outputs = reference().dispatch(compiled, inputs, config);
+    std::vector<const vyre::Node*> probes;
+    std::function<void(const std::vector<vyre::Node>&)> walk = [&](const std::vector<vyre::Node>& body) {
+      for (const vyre::Node& n : body) {
+        if (n.kind == vyre::NodeKind::Store && n.name == "probe") probes.push_back(&n);
+        walk(n.body);
+      }
+    };
+    walk(program.body);
+    REQUIRE(probes.size() == kStatements);
+    for (std::uint32_t j = 0; j < kStatements; ++j) {
+      const bool in_bounds = ranges.in_bounds(*probes[j]);
+      (in_bounds ? proved : kept) += 1;
+      if (!in_bounds) continue;
+      for (std::uint32_t slot = 0; slot < kCovered; ++slot) {
+        const std::size_t at = std::size_t{j} * kCovered + slot;
+        if (word(outputs.at(1), at) == 0) continue;
+        INFO("statement " << j << ", invocation " << slot);
+        CHECK(word(outputs.at(0), at) < kCovered);
+        ++checked;
+      }
+    }
+  }
+  MESSAGE(proved << " probe stores proved, " << kept << " kept, " << checked << " proved indices checked");
+  CHECK(proved > 300);
+  CHECK(kept > 600);
+  CHECK(checked > 10000);
 }
