@@ -57,9 +57,12 @@ class CpuBackend {
   // specified, only an error bound (PTX ISA) and the IEEE special values, so each model returns the
   // approx_pick-th float (from below; the largest if there are fewer) of those the bound admits,
   // and a sweep over every pick (kRsqrtApproxPicks, kRcpApproxPicks) checks each value the device
-  // may return. A function uses at most one of them. Set the pick before a sweep starts; the
-  // sweep's threads only read it.
-  static inline int approx_pick = 0;
+  // may return. A function uses at most one of them. The pick is per thread: a sweep sets it in
+  // each of its threads. approx_admitted holds the most floats any call since the caller last reset
+  // it admitted, so a sweep knows when a larger pick can no longer change an evaluation (every
+  // call already returned its largest admissible float).
+  static inline thread_local int approx_pick = 0;
+  static inline thread_local int approx_admitted = 0;
   static constexpr int kRsqrtApproxPicks = 5;  // the interval is < 4.3 float spacings wide
   static constexpr int kRcpApproxPicks = 4;    // v +- ulp(v): 3 floats, 4 below a power of two
   // rsqrt.approx.f32: relative error at most 2^-22.9; +-0 -> +-inf, +inf -> +0, x < 0 and NaN -> NaN.
@@ -226,15 +229,19 @@ class CpuBackend {
     return static_cast<std::int32_t>(a);
   }
 
-  // The approx_pick-th float of [lo, hi] (lo <= hi, finite, of one sign) from below, or its largest.
+  // The approx_pick-th float of [lo, hi] (lo <= hi, finite, of one sign) from below, or its largest;
+  // counts the floats of [lo, hi] into approx_admitted.
   static float pick_within(double lo, double hi) {
-    float y = static_cast<float>(lo);
-    if (static_cast<double>(y) < lo) y = std::nextafter(y, std::numeric_limits<float>::infinity());
-    for (int i = 0; i < approx_pick; ++i) {
-      const float next = std::nextafter(y, std::numeric_limits<float>::infinity());
-      if (static_cast<double>(next) > hi) break;
-      y = next;
+    float first = static_cast<float>(lo);
+    if (static_cast<double>(first) < lo) first = std::nextafter(first, std::numeric_limits<float>::infinity());
+    float y = first;
+    int admitted = 1;
+    for (float next = std::nextafter(first, std::numeric_limits<float>::infinity());
+         static_cast<double>(next) <= hi; next = std::nextafter(next, std::numeric_limits<float>::infinity())) {
+      if (admitted <= approx_pick) y = next;
+      ++admitted;
     }
+    if (admitted > approx_admitted) approx_admitted = admitted;
     return y;
   }
 };

@@ -61,4 +61,10 @@ int f32_variants(vyre::UnOp op) {
 
 void use_f32_variant(int variant) { CpuBackend::approx_pick = variant; }
 
+int current_f32_variant() { return CpuBackend::approx_pick; }
+
+void reset_f32_admitted() { CpuBackend::approx_admitted = 0; }
+
+int f32_admitted() { return CpuBackend::approx_admitted; }
+
 }  // namespace vyre::cuda::math_test

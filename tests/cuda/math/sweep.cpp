@@ -68,12 +68,38 @@ SweepResult sweep_f32(vyre::UnOp op, std::uint64_t begin, std::uint64_t end, std
   const F32Fn fn = cpu_f32(op);
   const std::uint64_t bound = ulp_bound(op);
   const std::uint64_t steps = end > begin ? (end - begin + stride - 1) / stride : 0;
+  const int variant = current_f32_variant();
   return parallel(steps, threads, [&](std::uint64_t lo, std::uint64_t hi, SweepResult& r) {
+    use_f32_variant(variant);
     for (std::uint64_t i = lo; i < hi; ++i) {
       const auto bits = static_cast<std::uint32_t>(begin + i * stride);
       const float x = std::bit_cast<float>(bits);
       record<float, std::uint32_t>(r, x, fn(x), reference_f32(op, x), bound);
     }
+  });
+}
+
+SweepResult sweep_f32_variants(vyre::UnOp op, std::uint64_t begin, std::uint64_t end, std::uint64_t stride,
+                               unsigned threads, int variants) {
+  const F32Fn fn = cpu_f32(op);
+  const std::uint64_t bound = ulp_bound(op);
+  const std::uint64_t steps = end > begin ? (end - begin + stride - 1) / stride : 0;
+  return parallel(steps, threads, [&](std::uint64_t lo, std::uint64_t hi, SweepResult& r) {
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      const auto bits = static_cast<std::uint32_t>(begin + i * stride);
+      const float x = std::bit_cast<float>(bits);
+      const float expected = reference_f32(op, x);
+      for (int v = 0; v < variants; ++v) {
+        use_f32_variant(v);
+        reset_f32_admitted();
+        const float y = fn(x);
+        record<float, std::uint32_t>(r, x, y, expected, bound);
+        if (f32_admitted() > v + 1) continue;
+        for (int later = v + 1; later < variants; ++later) record<float, std::uint32_t>(r, x, y, expected, bound);
+        break;
+      }
+    }
+    use_f32_variant(0);
   });
 }
 

@@ -29,6 +29,13 @@ struct SweepResult {
 SweepResult sweep_f32(vyre::UnOp op, std::uint64_t begin, std::uint64_t end, std::uint64_t stride,
                       unsigned threads);
 
+// The same for each of `variants` admissible values of the approximate instruction (cpu_math.hpp),
+// as `variants` sweeps would count it: an input's reference is computed once, and where a variant's
+// evaluation is one every later variant repeats exactly, that result is counted for them without
+// evaluating again (the same totals; the worst input reported may be another of the same distance).
+SweepResult sweep_f32_variants(vyre::UnOp op, std::uint64_t begin, std::uint64_t end, std::uint64_t stride,
+                               unsigned threads, int variants);
+
 // The given inputs.
 SweepResult sweep_f32_inputs(vyre::UnOp op, const std::vector<float>& inputs);
 SweepResult sweep_f64_inputs(vyre::UnOp op, const std::vector<double>& inputs, unsigned threads);

@@ -241,6 +241,29 @@ TEST_CASE("f32 tanh, sinh, cosh, atan: the model of rcp.approx.ftz.f32 offers ev
   CHECK(std::isnan(vyre::math::CpuBackend::rcp_approx_ftz({NAN}).v));
 }
 
+TEST_CASE("a sweep over every variant counts as one sweep per variant does, evaluating repeats once") {
+  // vyre-math-check's certification path (sweep_f32_variants) against one plain sweep per variant,
+  // over a sample of bit patterns, for functions with each kind of approximate first guess.
+  for (vyre::UnOp op : {vyre::UnOp::Tanh, vyre::UnOp::Cosh, vyre::UnOp::Atan, vyre::UnOp::InverseSqrt, vyre::UnOp::Asin}) {
+    CAPTURE(op);
+    const int variants = f32_variants(op);
+    REQUIRE(variants > 1);
+    SweepResult each;
+    for (int v = 0; v < variants; ++v) {
+      use_f32_variant(v);
+      each.merge(sweep_f32(op, 0, std::uint64_t{1} << 32, 40'009, 2));
+    }
+    use_f32_variant(0);
+    const SweepResult once = sweep_f32_variants(op, 0, std::uint64_t{1} << 32, 40'009, 2, variants);
+    CHECK(once.cases == each.cases);
+    CHECK(once.not_rounded == each.not_rounded);
+    CHECK(once.over_bound == each.over_bound);
+    CHECK(once.max_ulp == each.max_ulp);
+    CHECK(each.not_rounded > 0);  // the sample sees the guesses matter
+    CHECK(current_f32_variant() == 0);
+  }
+}
+
 TEST_CASE("f64: seeded random inputs are within the ULP bound") {
   for (vyre::UnOp op : vyre::math::kLibraryOps) {
     check_sweep(op, true, sweep_f64_inputs(op, random_f64_inputs(op, kF64Samples, kSeed), threads()));

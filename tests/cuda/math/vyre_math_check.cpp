@@ -6,8 +6,9 @@
 //
 // NAME: exp_f32, sin_f64, ... or all, all_f32, all_f64 (default all). f32 functions run every
 // bit pattern (2^32 inputs; --f32-stride N checks every Nth instead; the functions with an
-// approximate first guess once per admissible guess: inverse_sqrt and asin per rsqrt.approx value,
-// tanh, sinh, cosh, atan and tan per rcp.approx value, cpu_math.hpp); f64 functions run the
+// approximate first guess once per admissible guess: inverse_sqrt, asin and acos per rsqrt.approx
+// value, tanh, sinh, cosh, atan and tan per rcp.approx value, cpu_math.hpp, a guess that repeats the
+// previous one's evaluation counted without evaluating again: sweep.hpp); f64 functions run the
 // witnesses plus --f64-samples seeded random inputs (default 10 million). Prints, per function, the
 // largest ULP distance from the correctly rounded result and the worst input; exits 1 if any
 // function exceeds its SPEC §5 bound or misses an exact case.
@@ -114,11 +115,12 @@ std::vector<Job> jobs(const Options& o) {
 
 SweepResult run(const Job& job, const Options& o) {
   if (!job.f64) {
-    // Every admissible value of an unspecified instruction (cpu_math.hpp), one full sweep each.
-    SweepResult r;
-    for (int v = 0; v < f32_variants(job.op); ++v) {
+    // Every admissible value of an unspecified instruction (cpu_math.hpp) for every input, each
+    // evaluation counted once per variant (sweep.hpp); then the witnesses under each variant.
+    const int variants = f32_variants(job.op);
+    SweepResult r = sweep_f32_variants(job.op, 0, std::uint64_t{1} << 32, o.f32_stride, o.threads, variants);
+    for (int v = 0; v < variants; ++v) {
       use_f32_variant(v);
-      r.merge(sweep_f32(job.op, 0, std::uint64_t{1} << 32, o.f32_stride, o.threads));
       r.merge(sweep_f32_inputs(job.op, witnesses_f32(job.op)));
     }
     use_f32_variant(0);
