@@ -55,9 +55,9 @@ int run(const std::filesystem::path& dir, const std::string& target_text, const 
   int status = 0;
   for (const auto& [name, program] : bench_programs()) {
     // As the runtime lowers it first (CudaBackend::compile): specialised to the declared workgroup
-    // size (the optimizer's local_id bounds, .reqntid), its candidate buffers covering the dispatch.
+    // size (the optimizer's local_id bounds, .reqntid), every global buffer offered as covering.
     namespace opt = vyre::cuda::optimize;
-    auto covering = opt::covering_candidates(program, program.workgroup_size);
+    auto covering = vyre::cuda::global_buffers(program);
     const vyre::cuda::LoweredProgram lowered = vyre::cuda::lower(
         program, target, vyre::cuda::LowerOptions{.workgroup = program.workgroup_size, .covering = covering});
     const opt::RangeAnalysis ranges(program, {program.workgroup_size, std::move(covering)});

@@ -84,6 +84,9 @@ struct LoweredProgram {
   // consecutive invocations per thread and 16-byte accesses. The runtime may launch it instead of
   // `whole` when the dispatch applies the tail guard (no explicit grid); AOT bundles use `whole`.
   std::optional<KernelEntry> elementwise;
+  // The buffers of LowerOptions::covering whose fact the module's proofs use (ascending; their
+  // ElementCount parameters are covers_n): every launch must have them.
+  std::vector<std::uint32_t> covering;
 };
 
 struct LowerOptions {
@@ -112,6 +115,10 @@ struct LowerOptions {
 // Lower a validated program for `target`. Throws vyre::Error: VYRE_ERR_UNSUPPORTED if the program
 // uses an op the emitter does not lower (the plugin declares only ops it lowers).
 LoweredProgram lower(const Program& program, const Target& target, const LowerOptions& options = {});
+
+// Every global (non-workgroup) buffer of `program`, ascending: the covering the runtime offers a
+// program's first module (lower() keeps those its proofs use: LoweredProgram::covering).
+std::vector<std::uint32_t> global_buffers(const Program& program);
 
 // The op ids lower() handles for `target` (what the plugin declares at registration).
 std::vector<std::string> lowered_ops(const Target& target);

@@ -321,7 +321,6 @@ TEST_CASE("covering buffers: an access at InvocationId.x loses its check only wh
   CHECK(all.ranges.proven() == 1 + 3 + 1);  // y[i], the three out stores, x[i]
   // y proves nothing its guard does not: a dispatch need not cover it.
   CHECK(all.ranges.covering_used() == std::vector<std::uint32_t>{0, 2});
-  CHECK(opt::covering_candidates(all.program, Workgroup{64, 1, 1}) == std::vector<std::uint32_t>{0, 2});
 
   const Analysed only_x(covered_program(false), Workgroup{64, 1, 1}, {0});
   CHECK(proven_stores(only_x) == std::vector<bool>{false, false, false, false});
@@ -332,7 +331,6 @@ TEST_CASE("covering buffers: an access at InvocationId.x loses its check only wh
   const Analysed full(covered_program(true), Workgroup{64, 1, 1}, {0, 1, 2});
   CHECK(full.ranges.proven() == 1);
   CHECK(full.ranges.covering_used().empty());
-  CHECK(opt::covering_candidates(full.program, Workgroup{64, 1, 1}).empty());
 }
 
 TEST_CASE("the PTX of a covering module: its accesses at InvocationId.x unpredicated, the tail guard unconditional") {
@@ -347,6 +345,7 @@ TEST_CASE("the PTX of a covering module: its accesses at InvocationId.x unpredic
   for (const cuda::KernelParam& param : covered.whole.params)
     if (param.kind == cuda::ParamKind::ElementCount && param.covers_n) marked.push_back(param.buffer);
   CHECK(marked == std::vector<std::uint32_t>{0, 2});
+  CHECK(covered.covering == marked);  // what the runtime must check at each launch
   // Launched only with the tail guard on, the entry does not read the flag.
   CHECK(covered.ptx.find("[p_tail_guard]") == std::string::npos);
   CHECK(covered.ptx.find("[p_n]") != std::string::npos);
@@ -355,6 +354,16 @@ TEST_CASE("the PTX of a covering module: its accesses at InvocationId.x unpredic
   CHECK(accesses(plain.ptx, "global").checked == 7);
   CHECK(plain.ptx.find("[p_tail_guard]") != std::string::npos);
   for (const cuda::KernelParam& param : plain.whole.params) CHECK_FALSE(param.covers_n);
+  CHECK(plain.covering.empty());
+
+  // Full-workgroup code has no tail guard: offered every buffer, the module keeps none.
+  const vyre::Program full = covered_program(true);
+  vyre::validate_or_throw(full);
+  CHECK(cuda::global_buffers(full) == std::vector<std::uint32_t>{0, 1, 2});
+  const auto unguarded = cuda::lower(full, cuda::Target{90},
+                                     cuda::LowerOptions{.workgroup = Workgroup{64, 1, 1}, .covering = cuda::global_buffers(full)});
+  CHECK(unguarded.covering.empty());
+  CHECK(accesses(unguarded.ptx, "global").checked == 7);
 
   // Without the optimizer the covering buffers are ignored.
   const auto off = cuda::lower(program, cuda::Target{90},

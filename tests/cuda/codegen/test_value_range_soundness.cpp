@@ -4,7 +4,7 @@
 // analysis gave the stored expression (guards `x < y`, `x <= y` and `x != 0` included), and every
 // workgroup-buffer store (and BufLen-guarded global store) the analysis proved in bounds must only
 // ever see in-range indices. And random tail-guarded programs under the covering facts the runtime
-// assumes first (optimize::covering_candidates): every store to the covering buffer the analysis
+// assumes first (every global buffer offered, cuda::global_buffers): every store to the covering buffer the analysis
 // proves in bounds sees only indices below N on reference_cpu. A failure prints the program as JSON.
 #include <doctest/doctest.h>
 
@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "reference_backend.hpp"
+#include "lowering.hpp"
 #include "optimize/value_range.hpp"
+#include "reference_backend.hpp"
 #include "vyre/backend.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/json.hpp"
@@ -346,7 +347,7 @@ TEST_CASE("covering buffers: a store proved by the fact N <= BufLen only ever se
     vyre::validate_or_throw(program);
     const std::array<std::uint32_t, 3> workgroup{32, 1, 1};
     // As the runtime lowers a program first: every candidate assumed to cover the dispatch.
-    const opt::RangeAnalysis ranges(program, opt::RangeAssumptions{workgroup, opt::covering_candidates(program, workgroup)});
+    const opt::RangeAnalysis ranges(program, opt::RangeAssumptions{workgroup, vyre::cuda::global_buffers(program)});
     std::vector<std::uint32_t> in(kInputs);
     for (std::uint32_t i = 0; i < kInputs; ++i) in[i] = static_cast<std::uint32_t>(g.pick(0xFFFFFFFFu)) >> g.pick(32);
     vyre::DispatchConfig config;

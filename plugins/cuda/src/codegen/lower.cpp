@@ -133,6 +133,14 @@ LoweredProgram lower(const Program& program, const Target& target, const LowerOp
     out.phases.push_back(entries[i].entry);
   }
   out.grid_barrier_bytes = layout.grid_sync ? codegen::kGridBarrierBytes : 0;
+  out.covering = layout.covering;
+  return out;
+}
+
+std::vector<std::uint32_t> global_buffers(const Program& program) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t b = 0; b < program.buffers.size(); ++b)
+    if (program.buffers[b].access != Access::Workgroup) out.push_back(b);
   return out;
 }
 

@@ -833,16 +833,4 @@ RangeAnalysis::RangeAnalysis(const Program& program, const RangeAssumptions& ass
   RangeWalk(*this, program, assumptions).run();
 }
 
-std::vector<std::uint32_t> covering_candidates(const Program& program,
-                                               const std::optional<std::array<std::uint32_t, 3>>& workgroup) {
-  if (needs_full_workgroups(program)) return {};
-  RangeAssumptions assumptions{workgroup, {}};
-  for (std::uint32_t b = 0; b < program.buffers.size(); ++b) {
-    const BufferDecl& decl = program.buffers[b];
-    if (decl.access != Access::Workgroup) assumptions.covering.push_back(b);
-  }
-  if (assumptions.covering.empty()) return {};
-  return RangeAnalysis(program, assumptions).covering_used();
-}
-
 }  // namespace vyre::cuda::optimize

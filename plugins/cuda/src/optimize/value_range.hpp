@@ -131,14 +131,6 @@ class RangeAnalysis {
   std::uint64_t reevaluated_nodes_ = 0;
 };
 
-// The global buffers whose covering fact (RangeAssumptions::covering) would prove
-// some access of `program` that nothing else proves, for launches of `workgroup` (ascending; empty
-// for a program in full-workgroup mode). The runtime lowers a program's first module assuming
-// these cover every dispatch, which elementwise dispatches (N the output's length, the inputs as
-// long) do.
-std::vector<std::uint32_t> covering_candidates(const Program& program,
-                                               const std::optional<std::array<std::uint32_t, 3>>& workgroup);
-
 // The full interval of a value of type `t` (bool: [0, 1]; 64-bit types: [0, 2^64 - 1]).
 Interval full_range(Type t);
 

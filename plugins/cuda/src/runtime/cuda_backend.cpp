@@ -4,8 +4,6 @@
 
 #include "vyre/error.hpp"
 
-#include "optimize/value_range.hpp"
-
 #include "runtime/cuda_program.hpp"
 #include "runtime/device_work.hpp"
 #include "runtime/fault_injection.hpp"
@@ -26,11 +24,10 @@ void CudaBackend::device_profile(vyre_device_profile& out) {
 
 std::shared_ptr<kit::CompiledProgram> CudaBackend::compile(Program program, std::string fingerprint) {
   runtime_->bind();
-  auto covering = optimize::covering_candidates(program, program.workgroup_size);
-  auto module = runtime_->modules().get(program, fingerprint,
-                                        LowerOptions{.workgroup = program.workgroup_size, .covering = covering});
-  return std::make_shared<CudaProgram>(std::move(program), std::move(fingerprint), std::move(covering),
-                                       std::move(module));
+  // Every global buffer offered as covering; the module keeps those its proofs use.
+  auto module = runtime_->modules().get(
+      program, fingerprint, LowerOptions{.workgroup = program.workgroup_size, .covering = global_buffers(program)});
+  return std::make_shared<CudaProgram>(std::move(program), std::move(fingerprint), std::move(module));
 }
 
 void CudaBackend::dispatch(const kit::HostDispatch& dispatch) {

@@ -4,10 +4,11 @@
 // Every module is specialised to one launch workgroup size (LowerOptions::workgroup: the optimizer
 // drops bounds checks that LocalId's bound proves, and the entries declare .reqntid) and to the
 // buffers that cover every launch (LowerOptions::covering: accesses at InvocationId.x lose their
-// checks). compile() loads the one for the declared workgroup_size that assumes every candidate
-// buffer (optimize::covering_candidates) covers the dispatch, as elementwise dispatches do; a
-// dispatch with a workgroup_override, without the tail guard (an explicit grid), with a candidate
-// buffer shorter than N, or sharded gets its own variant on first use (module_for).
+// checks). compile() loads the one for the declared workgroup_size that is offered every global
+// buffer as covering and keeps those its proofs use (LoweredProgram::covering), as elementwise
+// dispatches allow; a dispatch with a workgroup_override, without the tail guard (an explicit
+// grid), with one of those buffers shorter than N, or sharded gets its own variant on first use
+// (module_for).
 #pragma once
 
 #include <array>
@@ -26,17 +27,14 @@ namespace vyre::cuda {
 
 class CudaProgram final : public kit::CompiledProgram {
  public:
-  CudaProgram(Program program, std::string fingerprint, std::vector<std::uint32_t> covering,
-              std::shared_ptr<const LoadedModule> module)
-      : kit::CompiledProgram(std::move(program), std::move(fingerprint)),
-        covering_(std::move(covering)),
-        module_(std::move(module)) {}
+  CudaProgram(Program program, std::string fingerprint, std::shared_ptr<const LoadedModule> module)
+      : kit::CompiledProgram(std::move(program), std::move(fingerprint)), module_(std::move(module)) {}
 
   // The module compiled with the program: unsharded, for the declared workgroup_size, assuming
   // covering() covers every launch.
   const LoadedModule& module() const { return *module_; }
-  // The candidate covering buffers (ascending) module() assumes.
-  const std::vector<std::uint32_t>& covering() const { return covering_; }
+  // The covering buffers (ascending) module() assumes: those its proofs use.
+  const std::vector<std::uint32_t>& covering() const { return module_->lowered->covering; }
 
   // The module for launches of `workgroup` invocations per workgroup, sharded (group dispatches,
   // LowerOptions::sharded) or not, whose `covering` buffers (a subset of covering(); none for
@@ -46,7 +44,7 @@ class CudaProgram final : public kit::CompiledProgram {
   // later call retries.
   const LoadedModule& module_for(ModuleCache& modules, const std::array<std::uint32_t, 3>& workgroup, bool sharded,
                                  const std::vector<std::uint32_t>& covering) const {
-    if (!sharded && workgroup == program().workgroup_size && covering == covering_) return *module_;
+    if (!sharded && workgroup == program().workgroup_size && covering == this->covering()) return *module_;
     std::lock_guard lock(variants_mutex_);
     auto& variant = variants_[{sharded, workgroup, covering}];
     if (!variant) {
@@ -58,7 +56,6 @@ class CudaProgram final : public kit::CompiledProgram {
 
  private:
   using VariantKey = std::tuple<bool, std::array<std::uint32_t, 3>, std::vector<std::uint32_t>>;
-  std::vector<std::uint32_t> covering_;
   std::shared_ptr<const LoadedModule> module_;
   mutable std::mutex variants_mutex_;
   mutable std::map<VariantKey, std::shared_ptr<const LoadedModule>> variants_;
