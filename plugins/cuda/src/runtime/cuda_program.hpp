@@ -38,8 +38,8 @@ class CudaProgram final : public kit::CompiledProgram {
 
   // The module for launches of `workgroup` invocations per workgroup, sharded (group dispatches,
   // LowerOptions::sharded) or not, whose `covering` buffers (a subset of covering(); none for
-  // sharded) cover the launch: module() for the declared size, unsharded, with every candidate
-  // covering; else a variant lowered and loaded from `modules` (this instance's cache) on first
+  // sharded) cover the launch: module() for the declared size, unsharded, with all of covering();
+  // else a variant lowered and loaded from `modules` (this instance's cache) on first
   // use, so elementwise dispatches never pay for one. Thread-safe; a failed load is not kept, so a
   // later call retries.
   const LoadedModule& module_for(ModuleCache& modules, const std::array<std::uint32_t, 3>& workgroup, bool sharded,

@@ -98,15 +98,16 @@ bool covers(std::uint32_t b, const LaunchGeometry& geometry, const std::vector<s
 
 // The module for this dispatch: compile()'s own where the dispatch has the workgroup and every
 // covering buffer it assumes (the common case, decided without allocating: this runs per
-// dispatch), else the variant for the workgroup, shard and the program's candidate buffers the
-// dispatch does cover (none for a shard).
+// dispatch), else the variant for the workgroup, the shard and those of compile()'s covering
+// buffers the dispatch does cover (none for a shard).
 const LoadedModule& dispatch_module(Runtime& runtime, const CudaProgram& program, const LaunchGeometry& geometry,
                                     const std::vector<std::uint64_t>& buffer_elements, bool sharded) {
-  const auto& candidates = program.covering();
-  const bool all = std::ranges::all_of(candidates, [&](std::uint32_t b) { return covers(b, geometry, buffer_elements); });
-  if (!sharded && all && geometry.workgroup == program.program().workgroup_size) return program.module();
+  const auto covered = [&](std::uint32_t b) { return covers(b, geometry, buffer_elements); };
+  const auto& assumed = program.covering();
+  if (!sharded && std::ranges::all_of(assumed, covered) && geometry.workgroup == program.program().workgroup_size)
+    return program.module();
   std::vector<std::uint32_t> covering;
-  if (!sharded) std::ranges::copy_if(candidates, std::back_inserter(covering), [&](std::uint32_t b) { return covers(b, geometry, buffer_elements); });
+  if (!sharded) std::ranges::copy_if(assumed, std::back_inserter(covering), covered);
   return program.module_for(runtime.modules(), geometry.workgroup, sharded, covering);
 }
 
