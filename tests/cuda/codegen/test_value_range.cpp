@@ -293,7 +293,7 @@ TEST_CASE("guards the program tests: BufLen and constant comparisons prove acces
   CHECK(a.ranges.proven() == 7);
 }
 
-// x, y: runtime-sized inputs (buffers 0, 1); out: declared with 1024 (buffer 2). Four stores at
+// x, y: runtime-sized inputs (buffers 0, 1); out: declared with 1024 (buffer 2). Three stores at
 // InvocationId.x (through a variable, directly, under a guard on y) and one at InvocationId.y.
 vyre::Program covered_program(bool barrier) {
   vyre::ProgramBuilder b;

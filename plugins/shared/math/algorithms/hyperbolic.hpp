@@ -29,6 +29,7 @@ template <>
 struct HyperbolicConstants<P32> {
   static constexpr float kClamp = 90.0f;       // cosh, sinh(90) > FLT_MAX (f64 algorithm's clamp)
   static constexpr float kClampF32 = 89.5f;    // cosh, sinh(89.5) > FLT_MAX, and k <= 129
+  static constexpr float kCoshLowF32 = 0x1p-22f;  // cosh(2^-22) = 1 + 2^-45: rounds to 1
   static constexpr float kTanhClamp = 10.0f;   // tanh(10) rounds to 1
   static constexpr std::uint32_t kMaxK = 32;   // beyond, e^-2a is far below an ulp
   static constexpr float kSinhSmall = 1.0f;
@@ -116,13 +117,12 @@ typename P::template F<B> tanh_dw(B& b, const typename P::template F<B>& x) {
 // Q's coefficients doubled (common.hpp doubled()) give p2 = fma(r, 2Q, 2) = 2 P exactly, and
 // v2 = 2 v, so the result v 2^(k-1) is the one product v2 2^(k-2).
 inline constexpr auto kExpm1Doubled = doubled(poly::k_expm1_f32);
-inline constexpr float kCoshLow = 0x1p-22f;  // cosh(2^-22) = 1 + 2^-45: rounds to 1
 
 template <class B>
 typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   using C = HyperbolicConstants<P32>;
   // cosh raises a below 2^-22 to it (cosh rounds to 1 on all of [0, 2^-22]); see the reciprocal.
-  auto al = sign > 0 ? b.sel(b.lt(a, b.c(kCoshLow)), b.c(kCoshLow), a) : a;
+  auto al = sign > 0 ? b.sel(b.lt(a, b.c(C::kCoshLowF32)), b.c(C::kCoshLowF32), a) : a;
   auto ac = b.sel(b.gt(al, b.c(C::kClampF32)), b.c(C::kClampF32), al);
   auto e = exp_f32_parts(b, ac, kExpm1Doubled.c);  // e.q = 2 Q(r)
   auto p2 = b.fma(e.r, e.q, b.c(2.0f));
