@@ -36,15 +36,14 @@ class CudaProgram final : public kit::CompiledProgram {
   // The covering buffers (ascending) module() assumes: those its proofs use.
   const std::vector<std::uint32_t>& covering() const { return module_->lowered->covering; }
 
-  // The module for launches of `workgroup` invocations per workgroup, sharded (group dispatches,
-  // LowerOptions::sharded) or not, whose `covering` buffers (a subset of covering(); none for
-  // sharded) cover the launch: module() for the declared size, unsharded, with all of covering();
-  // else a variant lowered and loaded from `modules` (this instance's cache) on first
-  // use, so elementwise dispatches never pay for one. Thread-safe; a failed load is not kept, so a
-  // later call retries.
+  // The variant module for launches that module() does not serve (exec_plan.cpp dispatch_module
+  // decides, per dispatch): `workgroup` invocations per workgroup, sharded (group dispatches,
+  // LowerOptions::sharded) or not, assuming the `covering` buffers (a subset of covering(); none
+  // for sharded) cover every launch. Lowered and loaded from `modules` (this instance's cache) on
+  // first use, then kept, so elementwise dispatches never pay for one. Thread-safe; a failed load
+  // is not kept, so a later call retries.
   const LoadedModule& module_for(ModuleCache& modules, const std::array<std::uint32_t, 3>& workgroup, bool sharded,
                                  const std::vector<std::uint32_t>& covering) const {
-    if (!sharded && workgroup == program().workgroup_size && covering == this->covering()) return *module_;
     std::lock_guard lock(variants_mutex_);
     auto& variant = variants_[{sharded, workgroup, covering}];
     if (!variant) {
