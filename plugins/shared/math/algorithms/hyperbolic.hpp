@@ -145,9 +145,11 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   auto inv = recip_guess_f32(b, p2);
   auto scaled = P32::from_bits(b, b.sub(b.bits(inv), b.shl(kk1, b.u32(P32::kMantissaBits + 1))));
   auto g2 = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1
-  // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back (2 - p2 is
-  // exact); cosh's sum does not need it (within 1 ULP without).
-  auto v2 = sign < 0 ? b.add(p2, b.add(g2, b.fma(e.r, e.q, b.sub(b.c(2.0f), p2)))) : b.add(p2, g2);
+  // sinh (a >= 1: the difference loses up to 1.2 bits) sums r 2Q + (2 + g2) in one fma, so p2's
+  // rounding never enters v2; only 2 + g2 is rounded first (|g2| <= 0.72: at most 2^-24). Until
+  // O42 it added p's rounding error back to p2 + g2 instead (two more instructions). cosh's sum
+  // p2 + g2 needs neither (within 1 ULP as it is).
+  auto v2 = sign < 0 ? b.fma(e.r, e.q, b.add(b.c(2.0f), g2)) : b.add(p2, g2);
   // v 2^(k-1) = v2 2^(k-2), k in [0, 129]: one product, rounded once (to inf on overflow).
   return b.mul(v2, pow2_of_round_bits(b, e.j, -2));
 }
