@@ -7,9 +7,9 @@
 // once to inf). a is clamped where the result is already inf (sinh, cosh) or 1 (tanh).
 // That is the f64 algorithm. f32 (SPEC §5: 4 ULP; exhaustively within 2, ACCURACY.md) uses the f32
 // exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
-// P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale (all at
-// twice their value, exp_pair_f32); tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1)
-// rounded once, then one fma. The reciprocal of d in [2, 2^30] (tanh) is recip_refined_f32
+// P = 1 + r Q rounded once, g = 2^-2k / P with one reciprocal, P + g (cosh) or r Q + (1 - g) in
+// one fma (sinh), and scale (all at twice their value, exp_pair_f32); tanh = 1 - 2 / d with
+// d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma. The reciprocal of d in [2, 2^30] (tanh) is recip_refined_f32
 // (common.hpp); sinh's and cosh's of 2P are the unrefined guess (recip_guess_f32), see
 // exp_pair_f32.
 #pragma once
