@@ -9,9 +9,9 @@
 // exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
 // P = 1 + r Q rounded once, g = 2^-2k / P with one reciprocal, P + g (cosh) or r Q + (1 - g) in
 // one fma (sinh), and scale (all at twice their value, exp_pair_f32); tanh = 1 - 2 / d with
-// d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma. The reciprocal of d in [2, 2^30] (tanh) is recip_refined_f32
-// (common.hpp); sinh's and cosh's of 2P are the unrefined guess (recip_guess_f32), see
-// exp_pair_f32.
+// d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma. The reciprocal of d in
+// [2, 2^30] (tanh) is recip_refined_f32 (common.hpp); sinh's and cosh's of 2P are the unrefined
+// guess (recip_guess_f32), see exp_pair_f32.
 #pragma once
 
 #include <type_traits>
