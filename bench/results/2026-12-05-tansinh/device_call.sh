@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# 2026-12-05 (seventh session), call 1: branch next/tan-split-residual (O41 tan, O42 sinh) on one
+# 2026-12-05 (seventh session), call 1: branch next/tan-split-residual (O41 tan, O42 sinh, O43
+# inverse_sqrt) on one
 # lease. Carried: ab-old (`git archive c33cebf`, main at the session's start) and .gl.
 #   ab        K13 (16 functions) of ab-old (main) against the nvcc twins, 10 reps
 #   kernels   K13 of this tree (the branch), 10 reps, with the PTX/SASS
 #   tests     scripts/gpu-test.sh all, conform on cuda and vulkan
-#   exh       exhaustive un.tan.f32 and un.sinh.f32 on cuda and vulkan
+#   exh       exhaustive un.tan.f32, un.sinh.f32 and un.inverse_sqrt.f32 on cuda and vulkan
 #   ex        every example on cuda against reference_cpu
 set -u
 . bench/device_steps.sh tansinh
@@ -12,5 +13,5 @@ step_env
 step_ab ab-old "--case K13"
 step_kernels "--case K13"
 step_gpu_tests
-step_exhaustive "cuda vulkan" "un.tan.f32 un.sinh.f32"
+step_exhaustive "cuda vulkan" "un.tan.f32 un.sinh.f32 un.inverse_sqrt.f32"
 step_examples
