@@ -129,10 +129,11 @@ TEST_CASE("no instruction flushes subnormals and float div/sqrt/rcp round to nea
   for (const auto& [label, lowered] : lowered_corpus()) {
     INFO(label);
     // The approximate instructions, each a first guess the algorithm corrects
-    // (plugins/shared/math/algorithms): rsqrt.approx.ftz.f32 in inverse_sqrt, asin and acos f32
-    // (their argument is 0, inf, NaN or normal: inverse_sqrt.hpp scales a subnormal x first,
-    // asin_acos.hpp sqrt_parts_f32's is 0 or normal), and rcp.approx.ftz.f32 in the f32 functions of kRcpGuessOps
-    // (functions.hpp; where .ftz changes nothing the result depends on: common.hpp recip_refined_f32).
+    // (plugins/shared/math/algorithms): rsqrt.approx.ftz.f32 in the f32 functions of
+    // kRsqrtGuessOps, inverse_sqrt, asin and acos (their argument is 0, inf, NaN or normal:
+    // inverse_sqrt.hpp scales a subnormal x first, asin_acos.hpp sqrt_parts_f32's is 0 or normal),
+    // and rcp.approx.ftz.f32 in those of kRcpGuessOps (functions.hpp; where .ftz changes nothing the
+    // result depends on: common.hpp recip_refined_f32).
     const auto is_f32_of = [&](vyre::UnOp op) {
       return label.starts_with("un." + std::string(vyre::un_op_name(op)) + ".f32");
     };
