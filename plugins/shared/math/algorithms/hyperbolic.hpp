@@ -178,7 +178,7 @@ typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
   auto z = b.mul(a, a);
   auto small = b.fma(b.mul(a, z), horner(b, z, C::kTanh), a);
   auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
-  auto e = exp_f32_parts_of_double(b, ac);  // 2a = k ln2 + 2h, k in [1, 29]
+  auto e = exp_f32_parts_of_double(b, ac);  // 2a = k ln2 hi + 2h, k in [1, 29] (exp.hpp)
   auto sc = pow2_of_round_bits(b, e.j, 0);
   auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1 = 2^k (1 + h q2) + 1
   auto big = b.fma(b.c(-2.0f), recip_refined_f32(b, d), b.c(1.0f));
