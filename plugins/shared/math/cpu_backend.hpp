@@ -51,8 +51,8 @@ class CpuBackend {
   static F64 recip(F64 a) { return {1.0 / a.v}; }
   static F32 sqrt(F32 a) { return {std::sqrt(a.v)}; }
   static F64 sqrt(F64 a) { return {std::sqrt(a.v)}; }
-  // The approximate instructions, rsqrt.approx.f32 (inverse_sqrt f32's first guess; its .ftz form
-  // for asin and acos f32's root) and rcp.approx.ftz.f32 (the reciprocal in tanh, sinh, cosh, atan
+  // The approximate instructions, rsqrt.approx.ftz.f32 (inverse_sqrt f32's first guess, and asin
+  // and acos f32's root; modelled on rsqrt.approx.f32) and rcp.approx.ftz.f32 (the reciprocal in tanh, sinh, cosh, atan
   // and tan f32). The GPU's bits are not
   // specified, only an error bound (PTX ISA) and the IEEE special values, so each model returns the
   // approx_pick-th float (from below; the largest if there are fewer) of those the bound admits,

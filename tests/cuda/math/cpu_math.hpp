@@ -13,10 +13,10 @@ using F64Fn = double (*)(double);
 F32Fn cpu_f32(vyre::UnOp op);
 F64Fn cpu_f64(vyre::UnOp op);
 
-// Where the GPU's bits are not specified (rsqrt.approx.f32 in inverse_sqrt and asin,
-// rcp.approx.ftz.f32 in tanh, sinh, cosh, atan and tan), the twin takes one of several admissible values:
-// f32_variants(op) of them (1 for every other function); use_f32_variant(v) selects the v-th for
-// the f32 twins this thread runs (sweep_f32 passes the caller's to its threads).
+// Where the GPU's bits are not specified (rsqrt.approx.ftz.f32 in inverse_sqrt, asin and acos,
+// rcp.approx.ftz.f32 in tanh, sinh, cosh, atan and tan), the twin takes one of several admissible
+// values: f32_variants(op) of them (1 for every other function); use_f32_variant(v) selects the
+// v-th for the f32 twins this thread runs (sweep_f32 passes the caller's to its threads).
 // A function is certified when every variant is within its bound.
 int f32_variants(vyre::UnOp op);
 void use_f32_variant(int variant);

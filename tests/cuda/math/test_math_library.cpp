@@ -121,13 +121,12 @@ TEST_CASE("the PTX uses only round-to-nearest IEEE arithmetic") {
   // Float arithmetic must carry .rn (no contraction, no approximation); no .ftz anywhere.
   // rcp only as rcp.rn (IEEE, correctly rounded). The exceptions, first guesses the algorithms
   // correct (or, sinh's, give little weight) and the CPU model covers over their whole error
-  // intervals (functions.hpp): rsqrt.approx.f32 once in each f32 function of kRsqrtGuessOps
-  // (inverse_sqrt; asin's and acos's .ftz: their root's argument is never subnormal), and
-  // rcp.approx.ftz.f32 once in each of kRcpGuessOps (tanh, atan: recip_refined_f32; tan, sinh,
-  // cosh: recip_guess_f32).
+  // intervals (functions.hpp): rsqrt.approx.ftz.f32 once in each f32 function of kRsqrtGuessOps
+  // (inverse_sqrt, asin, acos: the argument is never subnormal), and rcp.approx.ftz.f32 once in
+  // each of kRcpGuessOps (tanh, atan: recip_refined_f32; tan, sinh, cosh: recip_guess_f32).
   const std::regex unrounded(R"(^\s*(add|sub|mul|fma|div|sqrt|rcp)\.f(32|64)\b)");
   const std::regex approx(R"(\.(approx|ftz)\b|\b(ex2|lg2|sin|cos|rsqrt|tanh)\.|\brcp\.(?!rn\.))");
-  const std::regex rsqrt_guess(R"(^\s*rsqrt\.approx\.(ftz\.)?f32\s)");
+  const std::regex rsqrt_guess(R"(^\s*rsqrt\.approx\.ftz\.f32\s)");
   const std::regex rcp_guess(R"(^\s*rcp\.approx\.ftz\.f32\s)");
   int rsqrt_guesses = 0;
   int rcp_guesses = 0;

@@ -3,9 +3,9 @@
 // CpuBackend (cpu_backend.hpp), which defines what each operation computes; the algorithms are
 // templates over the backend, so the PTX printed here and the CPU evaluation are the same sequence.
 // Only IEEE .rn arithmetic, exact integer/bit operations and explicit conversions are emitted,
-// except the approximations the algorithms correct: rsqrt_approx (the first guess of inverse_sqrt
-// f32), rsqrt_approx_ftz (of asin and acos f32's square root) and rcp_approx_ftz (of the reciprocal in
-// tanh, sinh, cosh, atan and tan f32); .ftz where no input the result depends on is subnormal.
+// except the approximations the algorithms correct: rsqrt_approx_ftz (the first guess of
+// inverse_sqrt f32, and of asin and acos f32's square root) and rcp_approx_ftz (of the reciprocal
+// in tanh, sinh, cosh, atan and tan f32); .ftz where no input the result depends on is subnormal.
 #pragma once
 
 #include <cstdint>
@@ -51,10 +51,10 @@ class PtxBackend {
   F64 recip(const F64& a) { return op<F64>("rcp.rn.f64", {a.r}); }
   F32 sqrt(const F32& a) { return op<F32>("sqrt.rn.f32", {a.r}); }
   F64 sqrt(const F64& a) { return op<F64>("sqrt.rn.f64", {a.r}); }
-  // The one approximate instruction (MUFU.RSQ, relative error <= 2^-22.9, subnormals kept): only
-  // as a first guess that the algorithm corrects: inverse_sqrt f32's (one Newton step,
-  // inverse_sqrt.hpp) and asin f32's square root (a double-word, asin_acos.hpp).
-  F32 rsqrt_approx(const F32& a) { return op<F32>("rsqrt.approx.f32", {a.r}); }
+  // MUFU.RSQ (relative error <= 2^-22.9) on a normal argument (or 0, inf, NaN), only as a first
+  // guess that the algorithm corrects: inverse_sqrt f32's (one Newton step on x scaled into the
+  // normal range, inverse_sqrt.hpp) and asin and acos f32's square root (a double-word,
+  // asin_acos.hpp).
   F32 rsqrt_approx_ftz(const F32& a) { return op<F32>("rsqrt.approx.ftz.f32", {a.r}); }
   // MUFU.RCP alone (the .ftz form: without it ptxas adds a subnormal rescaling), at most 1 ulp
   // from 1/a (PTX ISA); see recip_refined_f32 (common.hpp) for its one use.

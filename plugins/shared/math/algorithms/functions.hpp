@@ -22,8 +22,8 @@ inline constexpr std::array<vyre::UnOp, 14> kLibraryOps = {
 };
 
 // The f32 functions whose algorithm takes an approximate first guess (and corrects it, or gives it
-// little weight: sinh's 1/p), by the instruction that gives it: rsqrt.approx.f32 (asin, acos: its
-// .ftz form) and rcp.approx.ftz.f32, the library's only .approx instructions (the CPU model sweeps
+// little weight: sinh's 1/p), by the instruction that gives it: rsqrt.approx.ftz.f32 and
+// rcp.approx.ftz.f32, the library's only .approx instructions (the CPU model sweeps
 // each guess's admissible values, cpu_backend.hpp).
 inline constexpr std::array<vyre::UnOp, 3> kRsqrtGuessOps = {vyre::UnOp::InverseSqrt, vyre::UnOp::Asin,
                                                              vyre::UnOp::Acos};

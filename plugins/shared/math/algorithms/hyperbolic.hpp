@@ -7,11 +7,11 @@
 // once to inf). a is clamped where the result is already inf (sinh, cosh) or 1 (tanh).
 // That is the f64 algorithm. f32 (SPEC §5: 4 ULP; exhaustively within 2, ACCURACY.md) uses the f32
 // exponential parts of exp.hpp, e^a = 2^k (1 + r Q), without double-words: sinh/cosh form
-// P = 1 + r Q rounded once with its residual, 2^-2k / P with one reciprocal, add, scale (all at
-// twice their value, exp_pair_f32); tanh = 1 - 2 / d with d = e^2a + 1 = fma(2^k r, Q, 2^k + 1)
-// rounded once, then one fma. The reciprocal of d in [2, 2^30] (tanh) is recip_refined_f32
-// (common.hpp); sinh's and cosh's of 2P are the unrefined guess (recip_guess_f32), see
-// exp_pair_f32.
+// P = 1 + r Q rounded once, g = 2^-2k / P with one reciprocal, P + g (cosh) or r Q + (1 - g) in
+// one fma (sinh), and scale (all at twice their value, exp_pair_f32); tanh = 1 - 2 / d with
+// d = e^2a + 1 = fma(2^k r, Q, 2^k + 1) rounded once, then one fma. The reciprocal of d in
+// [2, 2^30] (tanh) is recip_refined_f32 (common.hpp); sinh's and cosh's of 2P are the unrefined
+// guess (recip_guess_f32), see exp_pair_f32.
 #pragma once
 
 #include <type_traits>
@@ -145,9 +145,11 @@ typename B::F32 exp_pair_f32(B& b, const typename B::F32& a, float sign) {
   auto inv = recip_guess_f32(b, p2);
   auto scaled = P32::from_bits(b, b.sub(b.bits(inv), b.shl(kk1, b.u32(P32::kMantissaBits + 1))));
   auto g2 = sign < 0 ? b.neg(scaled) : scaled;  // a negation ptxas folds into the sum, not an FMUL by -1
-  // sinh (a >= 1: the difference loses up to 1.2 bits) adds p's rounding error back (2 - p2 is
-  // exact); cosh's sum does not need it (within 1 ULP without).
-  auto v2 = sign < 0 ? b.add(p2, b.add(g2, b.fma(e.r, e.q, b.sub(b.c(2.0f), p2)))) : b.add(p2, g2);
+  // sinh (a >= 1: the difference loses up to 1.2 bits) sums r 2Q + (2 + g2) in one fma, so p2's
+  // rounding never enters v2; only 2 + g2 is rounded first (|g2| <= 0.72: at most 2^-24). Until
+  // O42 it added p's rounding error back to p2 + g2 instead (two more instructions). cosh's sum
+  // p2 + g2 needs neither (within 1 ULP as it is).
+  auto v2 = sign < 0 ? b.fma(e.r, e.q, b.add(b.c(2.0f), g2)) : b.add(p2, g2);
   // v 2^(k-1) = v2 2^(k-2), k in [0, 129]: one product, rounded once (to inf on overflow).
   return b.mul(v2, pow2_of_round_bits(b, e.j, -2));
 }
@@ -176,7 +178,7 @@ typename B::F32 tanh_f32(B& b, const typename B::F32& x) {
   auto z = b.mul(a, a);
   auto small = b.fma(b.mul(a, z), horner(b, z, C::kTanh), a);
   auto ac = b.sel(b.gt(a, b.c(C::kTanhClamp)), b.c(C::kTanhClamp), a);
-  auto e = exp_f32_parts_of_double(b, ac);  // 2a = k ln2 + 2h, k in [1, 29]
+  auto e = exp_f32_parts_of_double(b, ac);  // 2a = k ln2 hi + 2h, k in [1, 29] (exp.hpp)
   auto sc = pow2_of_round_bits(b, e.j, 0);
   auto d = b.fma(b.mul(sc, e.r), e.q, b.add(sc, b.c(1.0f)));  // e^2a + 1 = 2^k (1 + h q2) + 1
   auto big = b.fma(b.c(-2.0f), recip_refined_f32(b, d), b.c(1.0f));

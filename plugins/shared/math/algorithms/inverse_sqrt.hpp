@@ -3,9 +3,9 @@
 // (two_prod), which leaves the result within a hair of correctly rounded. x is first scaled by an
 // even power of two into a range where y0^2 cannot overflow or underflow, and the result scaled
 // back exactly. Specials (+-0, +inf, x < 0, NaN) take y0 itself: +inf, -inf, +0, NaN.
-// That is the f64 algorithm. f32 on backends with rsqrt_approx (PTX: rsqrt.approx.f32, MUFU.RSQ,
-// relative error d <= 2^-22.9) takes y0 from it and one Newton step with the residual formed from
-// s = x y0 rounded (no y0^2, which overflows for subnormal x):
+// That is the f64 algorithm. f32 on backends with rsqrt_approx_ftz (PTX: rsqrt.approx.ftz.f32,
+// MUFU.RSQ, relative error d <= 2^-22.9) takes y0 from it and one Newton step with the residual
+// formed from s = x y0 rounded (no y0^2, which overflows for subnormal x):
 //   e = 1 - s y0 (one fma),  y = fma(y0 / 2, e, y0)
 // s's rounding (at most 2^-24 relative) leaves at most 2^-25 relative in y before its rounding,
 // the step 3/2 d^2 (< 2^-45): together below one result ulp from 1/sqrt(x) after the last rounding,
@@ -14,11 +14,15 @@
 // entered e too: two fma more for nearly correctly rounded results, 16 SASS per K13 kernel.)
 // Specials (+-0, +inf, x < 0, NaN) make s and e NaN; e's NaN becomes 1 in a NaN-dropping minimum
 // (min.f32, one FMNMX instead of testing y for NaN and selecting y0: one instruction less, and one
-// off the dependency chain), so y = y0 + y0/2 = y0 there: +-inf, +0, NaN. Backends without
-// it (SPIR-V) stop
-// at y0 = rcp.rn(sqrt.rn(x)): two correctly rounded operations, within 1 ULP (sqrt's relative
-// error 2^-24 / m, m in [1, 2) its mantissa, is below one result ulp); no scaling is needed
-// (1/sqrt of every positive f32 is normal).
+// off the dependency chain), so y = y0 + y0/2 = y0 there: +-inf, +0, NaN. A subnormal x (and
+// every x < 2^-126: +-0 and negative ones, whose results stay +-inf and NaN) is first scaled by
+// 2^24 and the result by 2^12, both exact: the step runs on a normal x, as the .ftz guess needs.
+// That is what ptxas does around rsqrt.approx.f32 itself (O43): written out here, x is dead once
+// scaled and y once the result is, so both scalings are predicated FMULs in place, where ptxas's
+// own left x alive for s and selected its scaled copy (one FSEL per call more). Backends without
+// it (SPIR-V) stop at y0 = rcp.rn(sqrt.rn(x)): two correctly rounded operations, within 1 ULP
+// (sqrt's relative error 2^-24 / m, m in [1, 2) its mantissa, is below one result ulp); no
+// scaling is needed (1/sqrt of every positive f32 is normal).
 #pragma once
 
 #include <type_traits>
@@ -71,13 +75,16 @@ typename P::template F<B> inverse_sqrt_newton(B& b, const typename P::template F
 
 template <class B>
 typename B::F32 inverse_sqrt_f32(B& b, const typename B::F32& x) {
-  if constexpr (requires { b.rsqrt_approx(x); }) {
-    auto y0 = b.rsqrt_approx(x);
-    auto s = b.mul(x, y0);
+  if constexpr (requires { b.rsqrt_approx_ftz(x); }) {
+    auto tiny = b.lt(x, b.c(0x1p-126f));
+    auto xs = b.sel(tiny, b.mul(x, b.c(0x1p24f)), x);
+    auto y0 = b.rsqrt_approx_ftz(xs);
+    auto s = b.mul(xs, y0);
     // Specials make e NaN (0 inf or inf 0 in s); min_num turns it into 1, and y0 + y0/2 is then
     // y0 itself (+-inf, +0; NaN stays NaN). A regular e is below 2^-21 in magnitude: unchanged.
     auto e = b.min_num(b.fma(b.neg(s), y0, b.c(1.0f)), b.c(1.0f));
-    return b.fma(b.mul(y0, b.c(0.5f)), e, y0);
+    auto y = b.fma(b.mul(y0, b.c(0.5f)), e, y0);
+    return b.sel(tiny, b.mul(y, b.c(0x1p12f)), y);
   } else {
     return b.recip(b.sqrt(x));
   }

@@ -131,26 +131,27 @@ typename P::template F<B> cos_fn(B& b, const typename P::template F<B>& x) {
 
 // f32 tan (SPEC §5: 5 ULP; exhaustively within 1, ACCURACY.md): one odd polynomial on the reduced
 // argument, tan r = r_hi + t with t = fma(r_hi^3, T(r_hi^2), r_lo (1 + r_hi^2)) (T a degree-6 fit on
-// |r| <= 0.7908; r_lo enters with tan's derivative 1 + tan^2 r, approximated by 1 + r^2), kept as the
-// double-word (t_hi, t_lo) = fast_two_sum(r_hi, t). Even quadrants return t_hi; odd quadrants
-// -1/(t_hi + t_lo) = -(q + q e) with q a first guess of 1/t_hi (recip_guess_f32: rcp.approx, within
-// 1 ulp) and e = 1 - q t_hi - q t_lo (two fma, errors below 2^-46): with q = (1 + d)/T, T = t_hi +
-// t_lo, q (1 + e) = (1 - d^2)/T, so the guess leaves d^2 < 2^-45 relative and the reciprocal rounds
-// once more only at its last fma. In an odd quadrant |t_hi| ~ |r| lies in (2^-62, 1.1] (no double,
-// so no float, is within 2^-61 of a nonzero multiple of pi/2: trig_reduction.hpp), so t_hi and
-// 1/t_hi are normal and .ftz changes nothing; in even quadrants (tiny or zero x included, q then
-// possibly inf) cot is discarded.
+// |r| <= 0.7908; r_lo enters with tan's derivative 1 + tan^2 r, approximated by 1 + r^2). Even
+// quadrants return r_hi + t rounded once; odd quadrants -1/(r_hi + t) = -(q + q e) with q a first
+// guess of 1/(r_hi + t rounded) (recip_guess_f32: rcp.approx, within 1 ulp) and e = 1 - q r_hi - q t
+// (two fma, the inner one first: 1 - q r_hi is about t/T, so its rounding stays near 2^-26 of the
+// result, and the sum r_hi + t is never needed as a double-word). With q = (1 + d)/T, q (1 + e) is
+// (1 - d^2)/T up to e's rounding. In an odd quadrant |r_hi + t| ~ |r| lies in (2^-62, 1.1] (no
+// double, so no float, is within 2^-61 of a nonzero multiple of pi/2: trig_reduction.hpp), so it and
+// its reciprocal are normal and .ftz changes nothing; in even quadrants (tiny or zero x included, q
+// then possibly inf) cot is discarded. (Until O41, 2026-12-05, the sum was a fast_two_sum
+// double-word (t_hi, t_lo) and e = 1 - q t_hi - q t_lo: two FADD more per call.)
 template <class B>
 typename B::F32 tan_f32(B& b, const typename B::F32& x) {
   auto r = trig_reduce<P32>(b, b.abs(x));  // tan is odd: x's sign bit at the end (tan(-0) = -0)
   auto z = b.mul(r.r_hi, r.r_hi);
   auto tail = b.fma(b.mul(z, r.r_hi), horner(b, z, poly::k_tan_f32), b.fma(r.r_lo, z, r.r_lo));
-  auto t = fast_two_sum(b, r.r_hi, tail);
-  auto q = recip_guess_f32(b, t.hi);
-  auto e = b.fma(b.neg(q), t.lo, b.fma(b.neg(q), t.hi, b.c(1.0f)));
+  auto t_hi = b.add(r.r_hi, tail);
+  auto q = recip_guess_f32(b, t_hi);
+  auto e = b.fma(b.neg(q), tail, b.fma(b.neg(q), r.r_hi, b.c(1.0f)));
   auto cot = b.fma(q, e, q);
   auto odd = any_bit(b, r.n, 1);
-  return flip_sign_of<P32>(b, b.sel(odd, b.neg(cot), t.hi), x);
+  return flip_sign_of<P32>(b, b.sel(odd, b.neg(cot), t_hi), x);
 }
 
 template <class P, class B>
