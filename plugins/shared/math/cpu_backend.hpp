@@ -52,15 +52,15 @@ class CpuBackend {
   static F32 sqrt(F32 a) { return {std::sqrt(a.v)}; }
   static F64 sqrt(F64 a) { return {std::sqrt(a.v)}; }
   // The approximate instructions, rsqrt.approx.ftz.f32 (inverse_sqrt f32's first guess, and asin
-  // and acos f32's root; modelled on rsqrt.approx.f32) and rcp.approx.ftz.f32 (the reciprocal in tanh, sinh, cosh, atan
-  // and tan f32). The GPU's bits are not
-  // specified, only an error bound (PTX ISA) and the IEEE special values, so each model returns the
-  // approx_pick-th float (from below; the largest if there are fewer) of those the bound admits,
-  // and a sweep over every pick (kRsqrtApproxPicks, kRcpApproxPicks) checks each value the device
-  // may return. A function uses at most one of them. The pick is per thread: a sweep sets it in
-  // each of its threads. approx_admitted holds the most floats any call since the caller last reset
-  // it admitted, so a sweep knows when a larger pick can no longer change an evaluation (every
-  // call already returned its largest admissible float).
+  // and acos f32's root; modelled on rsqrt.approx.f32) and rcp.approx.ftz.f32 (the reciprocal in
+  // tanh, sinh, cosh, atan and tan f32). The GPU's bits are not specified, only an error bound
+  // (PTX ISA) and the IEEE special values, so each model returns the approx_pick-th float (from
+  // below; the largest if there are fewer) of those the bound admits, and a sweep over every pick
+  // (kRsqrtApproxPicks, kRcpApproxPicks) checks each value the device may return. A function uses
+  // at most one of them. The pick is per thread: a sweep sets it in each of its threads.
+  // approx_admitted holds the most floats any call since the caller last reset it admitted, so a
+  // sweep knows when a larger pick can no longer change an evaluation (every call already returned
+  // its largest admissible float).
   static inline thread_local int approx_pick = 0;
   static inline thread_local int approx_admitted = 0;
   static constexpr int kRsqrtApproxPicks = 5;  // the interval is < 4.3 float spacings wide
